@@ -1,0 +1,102 @@
+#!/usr/bin/env node
+/**
+ * The clusterset CLI. Thin: yargs parses, library verbs do the work; flags choose what to do and
+ * where to write, never what is rendered.
+ */
+import * as path from 'node:path';
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import type { CompileResult } from '../compile';
+import { compile } from '../compile';
+import { formatDiagnostic } from '../diagnostics';
+import { loadModel } from '../load';
+import { planWrite, writeOut } from './write';
+
+function progress(enabled: boolean): (stage: string) => void {
+  const t0 = performance.now();
+  return (stage) => {
+    if (enabled) process.stderr.write(`  ${((performance.now() - t0) / 1000).toFixed(2)}s ${stage}…\n`);
+  };
+}
+
+function compileFile(model: string, showProgress: boolean): CompileResult | undefined {
+  let input: unknown;
+  try {
+    input = loadModel(model);
+  } catch (e) {
+    process.stderr.write(`clusterset: cannot load ${model}: ${(e as Error).message}\n`);
+    process.exitCode = 2;
+    return undefined;
+  }
+  const result = compile(input, progress(showProgress));
+  if (result.diagnostics.length > 0) {
+    process.stderr.write(
+      `clusterset: ${result.diagnostics.length} problem${result.diagnostics.length === 1 ? '' : 's'} in ${model}; nothing was written:\n`,
+    );
+    for (const d of result.diagnostics) process.stderr.write(`  ${formatDiagnostic(d)}\n`);
+    process.exitCode = 1;
+    return undefined;
+  }
+  return result;
+}
+
+function summary(r: CompileResult): string {
+  const objects = [...r.objectCounts.values()].reduce((a, b) => a + b, 0);
+  return `${r.objectCounts.size} clusters, ${objects} objects`;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  await yargs(argv)
+    .scriptName('clusterset')
+    .option('progress', { type: 'boolean', describe: 'print stage timings to stderr', default: process.stderr.isTTY })
+    .command(
+      'synth [model]',
+      'render the ClusterSet into one bundle per cluster',
+      (y) =>
+        y
+          .positional('model', { type: 'string', default: 'clusterset.ts', describe: 'model file (.ts, .js, .json, .yaml)' })
+          .option('out', { type: 'string', default: 'out', describe: 'output directory' })
+          .option('check', { type: 'boolean', default: false, describe: 'write nothing; exit 1 if the output directory is stale' }),
+      (a) => {
+        const r = compileFile(a.model, a.progress);
+        if (!r) return;
+        const outDir = path.resolve(a.out);
+        if (a.check) {
+          const p = planWrite(outDir, r.files);
+          if (p.write.length + p.prune.length > 0) {
+            process.stderr.write(`clusterset: ${a.out}/ is stale: run \`npm run synth\` and commit the result.\n`);
+            for (const f of p.write) process.stderr.write(`  changed: ${f}\n`);
+            for (const f of p.prune) process.stderr.write(`  stale:   ${f}\n`);
+            process.exitCode = 1;
+            return;
+          }
+          process.stdout.write(`${a.out}/ is up to date (${summary(r)}, ${p.unchanged.length} files).\n`);
+          return;
+        }
+        const p = writeOut(outDir, r.files);
+        process.stdout.write(
+          `${summary(r)}: ${p.write.length} files written, ${p.unchanged.length} unchanged, ${p.prune.length} pruned (${a.out}/)\n`,
+        );
+      },
+    )
+    .command(
+      'validate [model]',
+      'check the model and the rendered output without writing anything',
+      (y) => y.positional('model', { type: 'string', default: 'clusterset.ts' }),
+      (a) => {
+        const r = compileFile(a.model, a.progress);
+        if (r) process.stdout.write(`${a.model} is valid: ${summary(r)}, ${r.files.size} files.\n`);
+      },
+    )
+    .demandCommand(1)
+    .strict()
+    .help()
+    .parseAsync();
+}
+
+if (require.main === module) {
+  main(hideBin(process.argv)).catch((e: unknown) => {
+    process.stderr.write(`clusterset: ${(e as Error).stack ?? String(e)}\n`);
+    process.exitCode = 70;
+  });
+}

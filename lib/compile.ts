@@ -1,0 +1,48 @@
+/**
+ * The compiler, as a pure function: model in, `{ files, diagnostics }` out.
+ * load → check → plan → render → validate → emit. Only the CLI writes to disk.
+ */
+import { checkModel } from './check';
+import type { Diagnostic } from './diagnostics';
+import { sortDiagnostics } from './diagnostics';
+import type { Emitted } from './emit';
+import { emit } from './emit';
+import type { ClusterSetProps } from './model';
+import type { Plan } from './plan';
+import { plan as makePlan } from './plan';
+import type { Bundles } from './render';
+import { render } from './render';
+import { validateBundles } from './validate';
+
+export interface CompileResult {
+  /** Empty when there are diagnostics. */
+  readonly files: ReadonlyMap<string, string>;
+  readonly diagnostics: readonly Diagnostic[];
+  readonly plan?: Plan;
+  readonly bundles?: Bundles;
+  readonly objectCounts: ReadonlyMap<string, number>;
+  /** Milliseconds spent per stage. */
+  readonly timings: Readonly<Record<string, number>>;
+}
+
+const EMPTY = new Map<string, never>();
+
+export function compile(input: unknown, onStage: (stage: string) => void = () => {}): CompileResult {
+  const timings: Record<string, number> = {};
+  const time = <T>(stage: string, f: () => T): T => {
+    onStage(stage);
+    const t0 = performance.now();
+    const r = f();
+    timings[stage] = performance.now() - t0;
+    return r;
+  };
+  const modelDiagnostics = time('check', () => checkModel(input));
+  if (modelDiagnostics.length > 0) return { files: EMPTY, diagnostics: modelDiagnostics, objectCounts: EMPTY, timings };
+  const plan = time('plan', () => makePlan(input as ClusterSetProps));
+  const bundles = time('render', () => render(plan));
+  const outputDiagnostics = time('validate', () => validateBundles(bundles));
+  const emitted: Emitted = time('emit', () => emit(bundles));
+  const diagnostics = sortDiagnostics([...outputDiagnostics, ...emitted.diagnostics]);
+  if (diagnostics.length > 0) return { files: EMPTY, diagnostics, plan, bundles, objectCounts: emitted.objectCounts, timings };
+  return { files: emitted.files, diagnostics, plan, bundles, objectCounts: emitted.objectCounts, timings };
+}

@@ -1,0 +1,43 @@
+/**
+ * Diagnostics: what the checks report. Each one names a path into the model (in the model's own
+ * property names, e.g. `clusters[2].id`), says what is wrong with the value received, and how to fix
+ * it. All diagnostics are collected and reported at once.
+ */
+
+export interface Diagnostic {
+  /** ID of the rule that produced it, e.g. `cluster-id-format`; `schema` for shape errors. */
+  readonly rule: string;
+  /** Path into the model, e.g. `services[3].ports[1].name`; `` for the whole model. */
+  readonly path: string;
+  /** What is wrong, in the user's terms, quoting the value received. */
+  readonly message: string;
+  /** How to fix it. */
+  readonly fix: string;
+}
+
+/** `services[3].name: "x" is too long (…) — shorten it [service-name-length]` */
+export function formatDiagnostic(d: Diagnostic): string {
+  return `${d.path || '(model)'}: ${d.message}; fix: ${d.fix} [${d.rule}]`;
+}
+
+/** Sorts diagnostics by path, then rule, then message, so reports are stable. */
+export function sortDiagnostics(ds: readonly Diagnostic[]): Diagnostic[] {
+  return [...ds].sort(
+    (a, b) => cmp(a.path, b.path) || cmp(a.rule, b.rule) || cmp(a.message, b.message),
+  );
+}
+
+export function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Thrown by the pipeline when the model or the rendered output is invalid. */
+export class DiagnosticsError extends Error {
+  constructor(readonly diagnostics: readonly Diagnostic[]) {
+    super(
+      `${diagnostics.length} problem${diagnostics.length === 1 ? '' : 's'}:\n` +
+        diagnostics.map((d) => `  ${formatDiagnostic(d)}`).join('\n'),
+    );
+    this.name = 'DiagnosticsError';
+  }
+}

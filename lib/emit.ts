@@ -1,0 +1,108 @@
+/**
+ * Emit: rendered bundles → files (path → bytes). Pure.
+ *
+ * The output contract (DESIGN.md "Output contract"):
+ * - one object per file at `clusters/<cluster>/<namespace or _cluster>/<Kind>.<name>.yaml`; when two
+ *   kinds of one bundle share a name across API groups, their files become `<Kind>.<group>.<name>.yaml`;
+ * - two objects with one path are an error reported before anything is written;
+ * - objects in a total order: CustomResourceDefinitions, then Namespaces, then by kind, namespace,
+ *   name; keys as cdk8s sorts them (apiVersion, kind, metadata first, the rest alphabetical, nested
+ *   keys alphabetical); so the bytes do not depend on the order the model lists things in;
+ * - `clusters/<cluster>/kustomization.yaml` lists the bundle's files in that order;
+ * - `.clusterset-index` lists every emitted file, so that the writer prunes what the model no longer
+ *   produces and never touches anything else.
+ */
+import { cmp } from './diagnostics';
+import type { Diagnostic } from './diagnostics';
+import type { Bundles, K8sObject } from './render';
+import { dumpYaml } from './yaml';
+
+export const INDEX_FILE = '.clusterset-index';
+
+export interface Emitted {
+  /** Relative path → file content, in emission order. */
+  readonly files: ReadonlyMap<string, string>;
+  readonly diagnostics: readonly Diagnostic[];
+  /** Per cluster: object count. */
+  readonly objectCounts: ReadonlyMap<string, number>;
+}
+
+function group(o: K8sObject): string {
+  const i = o.apiVersion.lastIndexOf('/');
+  return i < 0 ? '' : o.apiVersion.slice(0, i);
+}
+
+function rank(o: K8sObject): number {
+  return o.kind === 'CustomResourceDefinition' ? 0 : o.kind === 'Namespace' ? 1 : 2;
+}
+
+/** The documented total order of objects in a bundle. */
+export function compareObjects(a: K8sObject, b: K8sObject): number {
+  return (
+    rank(a) - rank(b) ||
+    cmp(a.kind, b.kind) ||
+    cmp(group(a), group(b)) ||
+    cmp(a.metadata.namespace ?? '', b.metadata.namespace ?? '') ||
+    cmp(a.metadata.name, b.metadata.name)
+  );
+}
+
+function checkStringMap(o: K8sObject, field: 'labels' | 'annotations', where: string, out: Diagnostic[]): void {
+  for (const [k, v] of Object.entries(o.metadata[field] ?? {})) {
+    if (typeof v !== 'string') {
+      out.push({
+        rule: 'output-metadata-strings',
+        path: where,
+        message: `${field} value of "${k}" on ${o.kind} ${o.metadata.name} is a ${typeof v}, not a string`,
+        fix: 'render label and annotation values as strings (this is a compiler bug)',
+      });
+    }
+  }
+}
+
+export function emit(bundles: Bundles): Emitted {
+  const files = new Map<string, string>();
+  const diagnostics: Diagnostic[] = [];
+  const objectCounts = new Map<string, number>();
+  const clusterIds = [...bundles.keys()].sort(cmp);
+
+  for (const clusterId of clusterIds) {
+    const objects = [...(bundles.get(clusterId) ?? [])].sort(compareObjects);
+    objectCounts.set(clusterId, objects.length);
+    const groupsByKind = new Map<string, Set<string>>();
+    for (const o of objects) {
+      const s = groupsByKind.get(o.kind) ?? new Set<string>();
+      s.add(group(o));
+      groupsByKind.set(o.kind, s);
+    }
+    const seen = new Map<string, K8sObject>();
+    const resources: string[] = [];
+    for (const o of objects) {
+      const kindPart = (groupsByKind.get(o.kind)?.size ?? 0) > 1 ? `${o.kind}.${group(o) || 'core'}` : o.kind;
+      const rel = `${o.metadata.namespace ?? '_cluster'}/${kindPart}.${o.metadata.name}.yaml`;
+      const where = `clusters/${clusterId}/${rel}`;
+      const prior = seen.get(rel);
+      if (prior) {
+        diagnostics.push({
+          rule: 'output-path-collision',
+          path: where,
+          message: `${prior.apiVersion} ${prior.kind} and ${o.apiVersion} ${o.kind} "${o.metadata.name}" would both be written to ${where}`,
+          fix: 'rename one of the two objects in the model',
+        });
+        continue;
+      }
+      seen.set(rel, o);
+      checkStringMap(o, 'labels', where, diagnostics);
+      checkStringMap(o, 'annotations', where, diagnostics);
+      files.set(where, dumpYaml(o));
+      resources.push(rel);
+    }
+    files.set(
+      `clusters/${clusterId}/kustomization.yaml`,
+      dumpYaml({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources }),
+    );
+  }
+  const index = [...files.keys()];
+  files.set(INDEX_FILE, ['# Files written by clusterset synth; files not listed here are never touched.', ...index, ''].join('\n'));
+  return { files, diagnostics, objectCounts };
+}

@@ -1,0 +1,314 @@
+/**
+ * The clusterset model: one typed description of a whole Antrea Multi-cluster ClusterSet.
+ *
+ * Everything `npm run synth` renders is a function of a `ClusterSetProps` value. The same shape is
+ * described by a JSON Schema (`lib/schema/model.schema.json`, generated from this file by
+ * `npm run schema`), so a model loaded from JSON or YAML, or built in plain JavaScript, is checked
+ * exactly like a typed one.
+ *
+ * Words follow Antrea and the Kubernetes MCS API: ClusterSet, leader, member, ServiceExport,
+ * ClusterSetIP, Tier, ClusterNetworkPolicy.
+ *
+ * @see https://github.com/antrea-io/antrea/blob/main/docs/multicluster/user-guide.md
+ * @see https://github.com/kubernetes/enhancements/tree/master/keps/sig-multicluster/1645-multi-cluster-services-api
+ */
+
+/** The whole ClusterSet. */
+export interface ClusterSetProps {
+  /**
+   * The ClusterSet ID. It becomes `metadata.name` of the ClusterSet object in every cluster, which
+   * Antrea requires to be identical across the set.
+   * @example 'prod-set'
+   */
+  readonly clusterSetId: string;
+
+  /**
+   * Namespace of the leader's multi-cluster objects (ClusterSet, ResourceExports, ResourceImports,
+   * per-member ServiceAccounts).
+   * @default 'antrea-multicluster' - Antrea's default leader namespace
+   */
+  readonly leaderNamespace?: string;
+
+  /**
+   * Namespace of the Antrea Multi-cluster member controller in every member (member ClusterSet,
+   * token Secret, ClusterInfoImports).
+   * @default 'kube-system' - Antrea's default member namespace
+   */
+  readonly memberNamespace?: string;
+
+  /**
+   * The Antrea release the clusters run, as `MAJOR.MINOR[.PATCH]`. It decides version-dependent
+   * output: legacy ClusterClaims are rendered only before 1.13.
+   * @default '2.7.0'
+   */
+  readonly antreaVersion?: string;
+
+  /** Every cluster of the set, leader included. */
+  readonly clusters: readonly ClusterProps[];
+
+  /** ID of the cluster that leads the set. It runs the clusterset reconciler, not Antrea's leader. */
+  readonly leader: string;
+
+  /**
+   * IDs of the member clusters. The leader may be listed too: it then also joins as a member and
+   * gets a member identity of its own.
+   */
+  readonly members: readonly string[];
+
+  /** Services exported to the ClusterSet (MCS ServiceExports). */
+  readonly services?: readonly ExportedServiceProps[];
+
+  /** Custom Antrea Tiers the policies use. Antrea's built-in Tiers need no declaration. */
+  readonly tiers?: readonly TierProps[];
+
+  /**
+   * Policies every member gets, replicated through the leader as
+   * `<name>-antreaclusternetworkpolicy` ResourceImports and imported by Antrea as
+   * `antrea-mc-<name>`.
+   */
+  readonly baselinePolicies?: readonly BaselinePolicyProps[];
+
+  /**
+   * Policies whose peers span clusters (`scope: ClusterSet`), rendered directly into the members
+   * they target.
+   */
+  readonly stretchedPolicies?: readonly StretchedPolicyProps[];
+
+  /** How each member gets the leader token Secret. Values are never rendered, only references. */
+  readonly secrets?: SecretReferenceProps;
+
+  /** Admission settings of the leader. */
+  readonly admission?: AdmissionProps;
+}
+
+/** One Kubernetes cluster. */
+export interface ClusterProps {
+  /**
+   * The cluster ID. It becomes the `sourceClusterID` label value and part of
+   * `member-announce-from-<id>`, so: lowercase letters, digits and '-', starting and ending with a
+   * letter or digit, at most 63 characters.
+   * @example 'east'
+   */
+  readonly id: string;
+
+  /**
+   * URL of the cluster's API server, as members reach it (used for the leader) and as Argo CD
+   * reaches it (used for delivery).
+   * @example 'https://east.example.com:6443'
+   */
+  readonly apiServer: string;
+
+  /**
+   * The network the cluster lives on. Clusters on the same network can reach each other's Pod IPs;
+   * clusters on different networks need Multi-cluster Gateways and ClusterIP endpoints.
+   * @default - the cluster shares the single default network with every cluster that sets none
+   */
+  readonly network?: string;
+
+  /** The cluster's Service CIDR (IPv4). @example '10.96.0.0/16' */
+  readonly serviceCIDR: string;
+
+  /** The cluster's Pod CIDRs (IPv4). @default - none declared; required for `PodIP` endpoints */
+  readonly podCIDRs?: readonly string[];
+
+  /**
+   * Which IPs the member exports as endpoints: the Service's ClusterIP, or the Pod IPs behind it.
+   * `PodIP` needs a flat network shared by all exporting and importing clusters.
+   * @default 'ClusterIP'
+   */
+  readonly endpointIPType?: EndpointIPType;
+
+  /** Multi-cluster Gateway settings. Required when clusters of the set sit on different networks. */
+  readonly gateway?: GatewayProps;
+
+  /**
+   * Whether the cluster runs stretched (ClusterSet-scope) NetworkPolicy. Required on every member a
+   * stretched policy targets.
+   * @default false
+   */
+  readonly enableStretchedNetworkPolicy?: boolean;
+}
+
+/** Endpoint IP type of Antrea's member controller. */
+export type EndpointIPType = 'ClusterIP' | 'PodIP';
+
+/** Multi-cluster Gateway settings of one cluster. */
+export interface GatewayProps {
+  /**
+   * Nodes to annotate `multicluster.antrea.io/gateway: "true"`; the first ready one becomes the
+   * active Gateway. Antrea creates the Gateway object itself; GitOps tools cannot.
+   */
+  readonly nodes: readonly GatewayNodeProps[];
+
+  /**
+   * Which Node IP becomes the gateway IP.
+   * @default 'private' - the Node's InternalIP
+   */
+  readonly ipPrecedence?: 'private' | 'public' | 'internal' | 'external';
+}
+
+/** A Node that may serve as the cluster's Gateway. */
+export interface GatewayNodeProps {
+  /** Node name. */
+  readonly name: string;
+  /** Overrides the gateway IP (`multicluster.antrea.io/gateway-ip`). @default - chosen by precedence */
+  readonly ip?: string;
+}
+
+/** A Service exported to the ClusterSet. */
+export interface ExportedServiceProps {
+  /** Namespace of the Service, identical in every exporting member. */
+  readonly namespace: string;
+  /** Name of the Service, at most 53 characters (members import it as `antrea-mc-<name>`). */
+  readonly name: string;
+  /**
+   * The Service ports, in the order the Services declare them. The compiled ServiceImport carries
+   * exactly these; an export whose ports differ is refused by the reconciler.
+   */
+  readonly ports: readonly ServicePortProps[];
+  /** IDs of the members that export the Service. */
+  readonly exportedFrom: readonly string[];
+}
+
+/** One Service port. */
+export interface ServicePortProps {
+  /** Port name; required when the Service has more than one port. @default - unnamed */
+  readonly name?: string;
+  /** Port number. */
+  readonly port: number;
+  /** @default 'TCP' */
+  readonly protocol?: 'TCP' | 'UDP' | 'SCTP';
+}
+
+/** A custom Antrea Tier. */
+export interface TierProps {
+  /** Tier name. */
+  readonly name: string;
+  /** Tier priority (lower is evaluated first), unique among Tiers. */
+  readonly priority: number;
+  /** @default - none */
+  readonly description?: string;
+}
+
+/** A Kubernetes label selector. */
+export interface LabelSelectorProps {
+  readonly matchLabels?: Readonly<Record<string, string>>;
+  readonly matchExpressions?: readonly {
+    readonly key: string;
+    readonly operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+    readonly values?: readonly string[];
+  }[];
+}
+
+/** What a policy applies to: Pods selected by labels, optionally within selected Namespaces. */
+export interface AppliedToProps {
+  readonly podSelector?: LabelSelectorProps;
+  readonly namespaceSelector?: LabelSelectorProps;
+}
+
+/** A peer of a policy rule. */
+export interface PeerProps {
+  readonly podSelector?: LabelSelectorProps;
+  readonly namespaceSelector?: LabelSelectorProps;
+  /** An IP block. @example { cidr: '10.0.0.0/8' } */
+  readonly ipBlock?: { readonly cidr: string };
+  /**
+   * `ClusterSet` makes pod and namespace selectors match in every cluster of the set. Antrea only
+   * allows it on ingress peers.
+   * @default 'Cluster'
+   */
+  readonly scope?: 'Cluster' | 'ClusterSet';
+}
+
+/** A port match of a policy rule. */
+export interface PolicyPortProps {
+  /** @default 'TCP' */
+  readonly protocol?: 'TCP' | 'UDP' | 'SCTP';
+  readonly port?: number;
+  readonly endPort?: number;
+}
+
+/** Action of a policy rule. */
+export type RuleAction = 'Allow' | 'Drop' | 'Reject' | 'Pass';
+
+/** An ingress rule. */
+export interface IngressRuleProps {
+  /** Rule name, unique within the policy. @default - unnamed */
+  readonly name?: string;
+  readonly action: RuleAction;
+  /** @default - any source */
+  readonly from?: readonly PeerProps[];
+  /** @default - any port */
+  readonly ports?: readonly PolicyPortProps[];
+}
+
+/** A reference to a multi-cluster Service for egress rules. */
+export interface ServiceReferenceProps {
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** An egress rule. */
+export interface EgressRuleProps {
+  /** Rule name, unique within the policy. @default - unnamed */
+  readonly name?: string;
+  readonly action: RuleAction;
+  /** @default - any destination (unless `toServices` is set) */
+  readonly to?: readonly PeerProps[];
+  /** @default - any port */
+  readonly ports?: readonly PolicyPortProps[];
+  /**
+   * Multi-cluster Services (declared in `services`) as destinations, rendered as `toServices` with
+   * `scope: ClusterSet`. Cannot be combined with `to` or `ports`.
+   */
+  readonly toServices?: readonly ServiceReferenceProps[];
+}
+
+/** Fields shared by baseline and stretched policies. */
+export interface PolicyProps {
+  /** Policy name; at most 53 characters, since members import it as `antrea-mc-<name>`. */
+  readonly name: string;
+  /**
+   * The Antrea Tier: a built-in one (emergency, securityops, networkops, platform, application,
+   * baseline) or one declared in `tiers`. Required for baseline policies: a replicated policy
+   * whose Tier is missing in a member is dropped silently and never retried.
+   */
+  readonly tier?: string;
+  /** Priority within the Tier, 1 to 10000 (lower first). */
+  readonly priority: number;
+  /** What the policy applies to. */
+  readonly appliedTo: readonly AppliedToProps[];
+  readonly ingress?: readonly IngressRuleProps[];
+  readonly egress?: readonly EgressRuleProps[];
+}
+
+/** A policy replicated to every member through the leader. */
+export type BaselinePolicyProps = PolicyProps;
+
+/** A policy rendered directly into the listed members. */
+export interface StretchedPolicyProps extends PolicyProps {
+  /**
+   * IDs of the members that get the policy.
+   * @default - every member
+   */
+  readonly members?: readonly string[];
+}
+
+/** How members get the leader's token. */
+export interface SecretReferenceProps {
+  /**
+   * Name of the token Secret in each member's controller namespace, named by the member ClusterSet.
+   * @default 'antrea-mc-leader-token'
+   */
+  readonly memberTokenSecretName?: string;
+}
+
+/** Admission settings of the leader. */
+export interface AdmissionProps {
+  /**
+   * Users allowed to change compiled ResourceImports: the GitOps tool that applies the leader
+   * bundle. Members of the `system:masters` group always are.
+   * @default ['system:serviceaccount:argocd:argocd-application-controller', 'system:serviceaccount:flux-system:kustomize-controller']
+   */
+  readonly deliveryUsers?: readonly string[];
+}

@@ -1,0 +1,96 @@
+/**
+ * Object names and formats. Every name here is either taken from the model or follows a format
+ * Antrea documents (antrea-mc.md cites the code); none is derived from a construct path or a hash of
+ * one. Changing a function here renames live objects: treat it as a breaking change.
+ */
+import { createHash } from 'node:crypto';
+
+/** Antrea's default leader namespace. */
+export const DEFAULT_LEADER_NAMESPACE = 'antrea-multicluster';
+/** Antrea's default member controller namespace. */
+export const DEFAULT_MEMBER_NAMESPACE = 'kube-system';
+/** The Antrea release assumed when the model names none. */
+export const DEFAULT_ANTREA_VERSION = '2.7.0';
+/** Default name of the token Secret in each member. */
+export const DEFAULT_MEMBER_TOKEN_SECRET = 'antrea-mc-leader-token';
+/** Users allowed to write compiled ResourceImports when the model names none. */
+export const DEFAULT_DELIVERY_USERS: readonly string[] = [
+  'system:serviceaccount:argocd:argocd-application-controller',
+  'system:serviceaccount:flux-system:kustomize-controller',
+];
+
+/** Antrea's built-in Tiers (pkg/controller/networkpolicy/tier.go). */
+export const BUILTIN_TIERS: readonly string[] = [
+  'emergency',
+  'securityops',
+  'networkops',
+  'platform',
+  'application',
+  'baseline',
+];
+
+/** Role every member identity is bound to in the leader namespace (Antrea's name). */
+export const MEMBER_ROLE = 'antrea-mc-member-cluster-role';
+/** Annotation tying a member ServiceAccount to its cluster ID (Antrea's name). */
+export const CLUSTER_ID_ANNOTATION = 'multicluster.antrea.io/cluster-id';
+/** Finalizer Antrea's member puts on every Service/Endpoints/ClusterInfo ResourceExport. */
+export const RESOURCE_EXPORT_FINALIZER = 'resourceexport.antrea.io/finalizer';
+/** Prefix of everything Antrea's member controller imports (`antrea-mc-<name>`). */
+export const IMPORTED_PREFIX = 'antrea-mc-';
+
+/** Name of the ServiceAccount, token Secret and RoleBinding of one member in the leader namespace. */
+export function memberIdentityName(clusterId: string): string {
+  return `member-${clusterId}`;
+}
+
+/** `member-announce-from-<id>`: the MemberClusterAnnounce a member writes in the leader. */
+export function announceName(clusterId: string): string {
+  return `member-announce-from-${clusterId}`;
+}
+
+/** `<ns>-<name>-service`: the ServiceImport ResourceImport (GetResourceImportName). */
+export function serviceImportName(namespace: string, name: string): string {
+  return `${namespace}-${name}-service`;
+}
+
+/** `<ns>-<name>-endpoints`: the Endpoints ResourceImport the reconciler maintains. */
+export function endpointsImportName(namespace: string, name: string): string {
+  return `${namespace}-${name}-endpoints`;
+}
+
+/** `<policy>-antreaclusternetworkpolicy`: the ACNP ResourceImport of a replicated policy. */
+export function acnpImportName(policy: string): string {
+  return `${policy}-antreaclusternetworkpolicy`;
+}
+
+/** `<id>-<ns>-<name>-service|endpoints`: a member's ResourceExport for a Service. */
+export function serviceExportName(clusterId: string, namespace: string, name: string, kind: 'service' | 'endpoints'): string {
+  return `${clusterId}-${namespace}-${name}-${kind}`;
+}
+
+/** `<id>-clusterinfo`: a member's ClusterInfo ResourceExport, and its ResourceImport. */
+export function clusterInfoName(clusterId: string): string {
+  return `${clusterId}-clusterinfo`;
+}
+
+/** First 16 hex characters of SHA-1 of a normalized label (HashLabelIdentity). */
+export function labelIdentityHash(normalizedLabel: string): string {
+  return createHash('sha1').update(normalizedLabel).digest('hex').slice(0, 16);
+}
+
+/** `antrea-mc-<name>`: what a member calls an imported Service or ACNP. */
+export function importedName(name: string): string {
+  return `${IMPORTED_PREFIX}${name}`;
+}
+
+/** Antrea's dash-prefix pair test (HasClusterIDPrefixPair): `east` and `east-1` collide. */
+export function isDashPrefixPair(a: string, b: string): boolean {
+  return a !== b && (b.startsWith(`${a}-`) || a.startsWith(`${b}-`));
+}
+
+/** A DNS-1123 label: lowercase alphanumerics and '-', alphanumeric at both ends, at most 63. */
+export const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/** A DNS-1123 subdomain, at most 253 characters. */
+export const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** A DNS-1035 label (Service names): starts with a letter. */
+export const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;

@@ -1,0 +1,173 @@
+/**
+ * Plan: the pure step between a checked model and rendering. It applies defaults, puts every set
+ * the model lists (clusters, members, services, tiers, policies) in a canonical order, and indexes
+ * what each cluster needs, so that nothing downstream depends on the order the model was written in.
+ *
+ * Order that carries meaning is kept as written: the ports of a Service (Antrea compares port lists
+ * in order) and the rules and peers of a policy (evaluated in order).
+ */
+import { cmp } from './diagnostics';
+import type {
+  ClusterProps,
+  ClusterSetProps,
+  EndpointIPType,
+  ExportedServiceProps,
+  GatewayProps,
+  PolicyProps,
+  ServicePortProps,
+  TierProps,
+} from './model';
+import {
+  DEFAULT_ANTREA_VERSION,
+  DEFAULT_DELIVERY_USERS,
+  DEFAULT_LEADER_NAMESPACE,
+  DEFAULT_MEMBER_NAMESPACE,
+  DEFAULT_MEMBER_TOKEN_SECRET,
+} from './names';
+
+export interface PlannedCluster {
+  readonly id: string;
+  readonly apiServer: string;
+  /** The declared network, or undefined for the default network. */
+  readonly network: string | undefined;
+  readonly serviceCIDR: string;
+  readonly podCIDRs: readonly string[];
+  readonly endpointIPType: EndpointIPType;
+  readonly gateway: GatewayProps | undefined;
+  readonly enableStretchedNetworkPolicy: boolean;
+  readonly isLeader: boolean;
+  readonly isMember: boolean;
+}
+
+export interface PlannedPort {
+  readonly name?: string;
+  readonly port: number;
+  readonly protocol: NonNullable<ServicePortProps['protocol']>;
+}
+
+export interface PlannedService {
+  readonly namespace: string;
+  readonly name: string;
+  readonly ports: readonly PlannedPort[];
+  /** Sorted member IDs. */
+  readonly exportedFrom: readonly string[];
+}
+
+export interface PlannedPolicy extends PolicyProps {
+  readonly kind: 'baseline' | 'stretched';
+  /** Sorted IDs of the members that get it (every member for baseline policies). */
+  readonly members: readonly string[];
+}
+
+export interface Plan {
+  readonly clusterSetId: string;
+  readonly leaderNamespace: string;
+  readonly memberNamespace: string;
+  /** [major, minor, patch] */
+  readonly antreaVersion: readonly [number, number, number];
+  /** Every cluster, sorted by ID. */
+  readonly clusters: readonly PlannedCluster[];
+  readonly leader: PlannedCluster;
+  /** Member clusters, sorted by ID. */
+  readonly members: readonly PlannedCluster[];
+  /** Services sorted by namespace, then name. */
+  readonly services: readonly PlannedService[];
+  /** Tiers sorted by name. */
+  readonly tiers: readonly TierProps[];
+  /** Baseline policies sorted by name. */
+  readonly baselinePolicies: readonly PlannedPolicy[];
+  /** Stretched policies sorted by name. */
+  readonly stretchedPolicies: readonly PlannedPolicy[];
+  readonly memberTokenSecretName: string;
+  /** Sorted. */
+  readonly deliveryUsers: readonly string[];
+  /** Per member ID: services it exports (sorted). */
+  readonly exportsByMember: ReadonlyMap<string, readonly PlannedService[]>;
+  /** Per member ID: stretched policies that target it (sorted by name). */
+  readonly stretchedByMember: ReadonlyMap<string, readonly PlannedPolicy[]>;
+}
+
+const byId = (a: { id: string }, b: { id: string }): number => cmp(a.id, b.id);
+const byName = (a: { name: string }, b: { name: string }): number => cmp(a.name, b.name);
+
+export function parseVersion(v: string): [number, number, number] {
+  const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(v);
+  if (!m) throw new Error(`antreaVersion "${v}" is not MAJOR.MINOR[.PATCH]`);
+  return [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)];
+}
+
+/** Antrea version `v` is at least `major.minor`. */
+export function atLeast(v: readonly [number, number, number], major: number, minor: number): boolean {
+  return v[0] > major || (v[0] === major && v[1] >= minor);
+}
+
+function planCluster(c: ClusterProps, leader: string, members: ReadonlySet<string>): PlannedCluster {
+  return {
+    id: c.id,
+    apiServer: c.apiServer,
+    network: c.network,
+    serviceCIDR: c.serviceCIDR,
+    podCIDRs: [...(c.podCIDRs ?? [])],
+    endpointIPType: c.endpointIPType ?? 'ClusterIP',
+    gateway: c.gateway,
+    enableStretchedNetworkPolicy: c.enableStretchedNetworkPolicy ?? false,
+    isLeader: c.id === leader,
+    isMember: members.has(c.id),
+  };
+}
+
+function planService(s: ExportedServiceProps): PlannedService {
+  return {
+    namespace: s.namespace,
+    name: s.name,
+    ports: s.ports.map((p) => ({ ...(p.name !== undefined ? { name: p.name } : {}), port: p.port, protocol: p.protocol ?? 'TCP' })),
+    exportedFrom: [...new Set(s.exportedFrom)].sort(cmp),
+  };
+}
+
+/** Builds the plan of a model that passed the checks. */
+export function plan(model: ClusterSetProps): Plan {
+  const memberIds = new Set(model.members);
+  const clusters = model.clusters.map((c) => planCluster(c, model.leader, memberIds)).sort(byId);
+  const leader = clusters.find((c) => c.isLeader);
+  if (!leader) throw new Error(`leader "${model.leader}" is not a declared cluster`);
+  const members = clusters.filter((c) => c.isMember);
+  const allMembers = members.map((m) => m.id);
+
+  const services = (model.services ?? [])
+    .map(planService)
+    .sort((a, b) => cmp(a.namespace, b.namespace) || cmp(a.name, b.name));
+  const baselinePolicies: PlannedPolicy[] = (model.baselinePolicies ?? [])
+    .map((p) => ({ ...p, kind: 'baseline' as const, members: allMembers }))
+    .sort(byName);
+  const stretchedPolicies: PlannedPolicy[] = (model.stretchedPolicies ?? [])
+    .map(({ members: targets, ...p }) => ({
+      ...p,
+      kind: 'stretched' as const,
+      members: targets ? [...new Set(targets)].sort(cmp) : allMembers,
+    }))
+    .sort(byName);
+
+  const exportsByMember = new Map<string, PlannedService[]>(allMembers.map((id) => [id, []]));
+  for (const s of services) for (const id of s.exportedFrom) exportsByMember.get(id)?.push(s);
+  const stretchedByMember = new Map<string, PlannedPolicy[]>(allMembers.map((id) => [id, []]));
+  for (const p of stretchedPolicies) for (const id of p.members) stretchedByMember.get(id)?.push(p);
+
+  return {
+    clusterSetId: model.clusterSetId,
+    leaderNamespace: model.leaderNamespace ?? DEFAULT_LEADER_NAMESPACE,
+    memberNamespace: model.memberNamespace ?? DEFAULT_MEMBER_NAMESPACE,
+    antreaVersion: parseVersion(model.antreaVersion ?? DEFAULT_ANTREA_VERSION),
+    clusters,
+    leader,
+    members,
+    services,
+    tiers: [...(model.tiers ?? [])].sort(byName),
+    baselinePolicies,
+    stretchedPolicies,
+    memberTokenSecretName: model.secrets?.memberTokenSecretName ?? DEFAULT_MEMBER_TOKEN_SECRET,
+    deliveryUsers: [...new Set(model.admission?.deliveryUsers ?? DEFAULT_DELIVERY_USERS)].sort(cmp),
+    exportsByMember,
+    stretchedByMember,
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * Cluster identity as About API ClusterProperties (about.k8s.io/v1beta1, KEP-2149):
+ * `cluster.clusterset.k8s.io` (this cluster's ID), `clusterset.k8s.io` (the ClusterSet ID) and, when
+ * the model declares networks, `network.k8s.io` (as proposed for multi-network KEP-1645).
+ * Antrea older than 1.13 read ClusterClaims instead; they are rendered only for such targets.
+ */
+import type { Construct } from 'constructs';
+import { ClusterClaim } from '../../generated/clusterclaim';
+import { ClusterPropertyV1Beta1 } from '../../generated/clusterproperty';
+import type { Plan, PlannedCluster } from '../plan';
+import { atLeast } from '../plan';
+import { constructId, meta } from './util';
+
+export function renderClusterIdentity(scope: Construct, plan: Plan, cluster: PlannedCluster): void {
+  const props: [string, string][] = [
+    ['cluster.clusterset.k8s.io', cluster.id],
+    ['clusterset.k8s.io', plan.clusterSetId],
+  ];
+  if (plan.clusters.some((c) => c.network !== undefined)) props.push(['network.k8s.io', cluster.network ?? 'default']);
+  for (const [name, value] of props) {
+    new ClusterPropertyV1Beta1(scope, constructId('ClusterProperty', undefined, name), {
+      metadata: meta(name),
+      spec: { value },
+    });
+  }
+  if (!atLeast(plan.antreaVersion, 1, 13)) {
+    for (const [name, value] of [
+      ['id.k8s.io', cluster.id],
+      ['clusterset.k8s.io', plan.clusterSetId],
+    ] as const) {
+      new ClusterClaim(scope, constructId('ClusterClaim', plan.memberNamespace, name), {
+        metadata: meta(name, plan.memberNamespace),
+        value,
+      });
+    }
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Render: plan → one list of Kubernetes objects per cluster, built with cdk8s constructs (one module
+ * per output kind). `App.synth()` is never called: each object's JSON is taken with `toJson()` and
+ * handed to our own emitter, which orders, names and writes files (cdk8s's multi-chart synth is
+ * quadratic in charts and its file naming loses objects).
+ */
+import { ApiObject, App, Chart } from 'cdk8s';
+import type { Plan, PlannedCluster } from '../plan';
+import { renderCompiledImportsPolicy, renderMemberWritesPolicy } from './admission';
+import { renderLeaderClusterSet, renderMemberClusterSet } from './clusterset';
+import { renderClusterIdentity } from './cluster-identity';
+import { LEADER_CRDS, MEMBER_CRDS, renderCrds } from './crds';
+import { renderMemberIdentity, renderMemberRole } from './member-access';
+import { renderMemberConfig } from './member-config';
+import { renderNamespace } from './namespaces';
+import { renderPolicyImport } from './policy-imports';
+import { renderReconciler } from './reconciler';
+import { renderServiceImport } from './service-imports';
+import { renderServiceExport } from './service-exports';
+import { renderStretchedPolicy } from './stretched-policies';
+import { renderTier } from './tiers';
+
+/** A rendered Kubernetes object, as plain JSON. */
+export type K8sObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  [key: string]: unknown;
+};
+
+/** Objects of one cluster's bundle, in no particular order (the emitter orders them). */
+export type Bundles = Map<string, K8sObject[]>;
+
+function renderLeader(chart: Chart, plan: Plan): void {
+  renderCrds(chart, LEADER_CRDS);
+  renderNamespace(chart, plan.leaderNamespace, { prune: true });
+  renderLeaderClusterSet(chart, plan);
+  renderMemberRole(chart, plan);
+  for (const m of plan.members) renderMemberIdentity(chart, plan, m);
+  renderMemberWritesPolicy(chart, plan);
+  renderCompiledImportsPolicy(chart, plan);
+  for (const s of plan.services) renderServiceImport(chart, plan, s);
+  for (const p of plan.baselinePolicies) renderPolicyImport(chart, plan, p);
+  renderReconciler(chart, plan);
+}
+
+function renderMember(chart: Chart, plan: Plan, member: PlannedCluster): void {
+  renderCrds(chart, MEMBER_CRDS);
+  if (plan.memberNamespace !== 'kube-system') renderNamespace(chart, plan.memberNamespace, { prune: false });
+  // Every member may import every Service, so every member has every exported Service's namespace.
+  for (const ns of new Set(plan.services.map((s) => s.namespace))) {
+    if (!(member.isLeader && ns === plan.leaderNamespace)) renderNamespace(chart, ns, { prune: false });
+  }
+  renderMemberClusterSet(chart, plan, member);
+  renderMemberConfig(chart, plan, member);
+  renderClusterIdentity(chart, plan, member);
+  for (const s of plan.exportsByMember.get(member.id) ?? []) renderServiceExport(chart, s);
+  const stretched = plan.stretchedByMember.get(member.id) ?? [];
+  const tiers = new Set([...plan.baselinePolicies, ...stretched].map((p) => p.tier));
+  for (const t of plan.tiers) if (tiers.has(t.name)) renderTier(chart, t);
+  for (const p of stretched) renderStretchedPolicy(chart, p);
+}
+
+/** Renders every cluster's bundle. Pure: no file system, no environment. */
+export function render(plan: Plan): Bundles {
+  const app = new App({ outdir: '/nonexistent' });
+  const bundles: Bundles = new Map();
+  for (const cluster of plan.clusters) {
+    if (!cluster.isLeader && !cluster.isMember) continue;
+    const chart = new Chart(app, cluster.id, { disableResourceNameHashes: true });
+    if (cluster.isLeader) renderLeader(chart, plan);
+    if (cluster.isMember) renderMember(chart, plan, cluster);
+    bundles.set(
+      cluster.id,
+      chart.node.children.filter(ApiObject.isApiObject).map((o) => o.toJson() as K8sObject),
+    );
+  }
+  return bundles;
+}

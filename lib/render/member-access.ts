@@ -1,0 +1,52 @@
+/**
+ * Member identities in the leader (Antrea ≥ 2.7 requires one per member): Antrea's member Role with
+ * its exact rules, and per member a ServiceAccount annotated with the cluster ID, a token Secret
+ * with no data (the API server fills it), and a RoleBinding.
+ */
+import type { Construct } from 'constructs';
+import { k8s } from 'cdk8s-plus-33';
+import { CLUSTER_ID_ANNOTATION, MEMBER_ROLE, memberIdentityName } from '../names';
+import type { Plan, PlannedCluster } from '../plan';
+import { constructId, meta } from './util';
+
+const MC = 'multicluster.crd.antrea.io';
+const ALL = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
+
+/** `antrea-mc-member-cluster-role`, as in Antrea's CFG/overlays/leader/member_cluster_role.yaml. */
+export function renderMemberRole(scope: Construct, plan: Plan): void {
+  new k8s.KubeRole(scope, constructId('Role', plan.leaderNamespace, MEMBER_ROLE), {
+    metadata: meta(MEMBER_ROLE, plan.leaderNamespace),
+    rules: [
+      { apiGroups: [''], resources: ['events'], verbs: ['create'] },
+      { apiGroups: [MC], resources: ['memberclusterannounces'], verbs: ALL },
+      { apiGroups: [MC], resources: ['memberclusterannounces/status'], verbs: ['get'] },
+      { apiGroups: [MC], resources: ['resourceexports'], verbs: ALL },
+      { apiGroups: [MC], resources: ['resourceexports/status'], verbs: ['get', 'patch', 'update'] },
+      { apiGroups: [MC], resources: ['resourceimports'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: [MC], resources: ['resourceimports/status'], verbs: ['get', 'patch', 'update'] },
+    ],
+  });
+}
+
+/** The ServiceAccount username of a member identity, as admission sees it. */
+export function memberUsername(plan: Plan, memberId: string): string {
+  return `system:serviceaccount:${plan.leaderNamespace}:${memberIdentityName(memberId)}`;
+}
+
+export function renderMemberIdentity(scope: Construct, plan: Plan, member: PlannedCluster): void {
+  const name = memberIdentityName(member.id);
+  const ns = plan.leaderNamespace;
+  new k8s.KubeServiceAccount(scope, constructId('ServiceAccount', ns, name), {
+    metadata: meta(name, ns, { annotations: { [CLUSTER_ID_ANNOTATION]: member.id } }),
+  });
+  // No data: the token controller fills it. Nothing secret is ever rendered.
+  new k8s.KubeSecret(scope, constructId('Secret', ns, name), {
+    metadata: meta(name, ns, { annotations: { 'kubernetes.io/service-account.name': name } }),
+    type: 'kubernetes.io/service-account-token',
+  });
+  new k8s.KubeRoleBinding(scope, constructId('RoleBinding', ns, name), {
+    metadata: meta(name, ns),
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: MEMBER_ROLE },
+    subjects: [{ kind: 'ServiceAccount', name, namespace: ns }],
+  });
+}

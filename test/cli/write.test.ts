@@ -1,0 +1,48 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { writeOut } from '../../lib/cli/write';
+import { INDEX_FILE } from '../../lib/emit';
+
+const tmp = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'cs-write-'));
+const files = (entries: Record<string, string>): Map<string, string> => {
+  const m = new Map(Object.entries(entries));
+  m.set(INDEX_FILE, ['#', ...Object.keys(entries), ''].join('\n'));
+  return m;
+};
+
+test('GIVEN an empty directory WHEN written twice THEN the second write rewrites nothing', () => {
+  const dir = tmp();
+  const f = files({ 'clusters/a/x.yaml': 'x: 1\n', 'clusters/a/y.yaml': 'y: 1\n' });
+  assert.equal(writeOut(dir, f).write.length, 3);
+  const mtime = fs.statSync(path.join(dir, 'clusters/a/x.yaml')).mtimeMs;
+  const again = writeOut(dir, f);
+  assert.equal(again.write, []);
+  assert.equal(again.unchanged.length, 3);
+  assert.equal(fs.statSync(path.join(dir, 'clusters/a/x.yaml')).mtimeMs, mtime);
+});
+
+test('GIVEN a file the model no longer produces WHEN written THEN it is pruned, and files we never wrote stay', () => {
+  const dir = tmp();
+  writeOut(dir, files({ 'clusters/a/x.yaml': 'x\n', 'clusters/b/y.yaml': 'y\n' }));
+  fs.writeFileSync(path.join(dir, 'README.md'), 'mine');
+  const r = writeOut(dir, files({ 'clusters/a/x.yaml': 'x\n' }));
+  assert.equal(r.prune, ['clusters/b/y.yaml']);
+  assert.not.ok(fs.existsSync(path.join(dir, 'clusters/b')));
+  assert.ok(fs.existsSync(path.join(dir, 'README.md')));
+});
+
+test('fails without touching out/ GIVEN a write that cannot be staged', () => {
+  const dir = tmp();
+  writeOut(dir, files({ 'clusters/a/x.yaml': 'old\n' }));
+  const before = fs.readFileSync(path.join(dir, 'clusters/a/x.yaml'), 'utf8');
+  // A regular file where a directory must go makes staging fail part-way.
+  fs.writeFileSync(path.join(dir, 'clusters/b'), 'blocker');
+  assert.throws(() => writeOut(dir, files({ 'clusters/a/x.yaml': 'new\n', 'clusters/b/y.yaml': 'y\n' })));
+  assert.equal(fs.readFileSync(path.join(dir, 'clusters/a/x.yaml'), 'utf8'), before);
+  assert.equal(fs.readdirSync(path.join(dir, 'clusters/a')), ['x.yaml']);
+});
+
+test.run();
