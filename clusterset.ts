@@ -130,7 +130,12 @@ const clusterSet: ClusterSetProps = {
       members: ['east', 'west'],
       tier: 'application',
       priority: 20,
-      appliedTo: [{ podSelector: { matchLabels: { app: 'cart' } }, namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'shop' } } }],
+      appliedTo: [
+        {
+          podSelector: { matchLabels: { app: 'cart' } },
+          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'shop' } },
+        },
+      ],
       ingress: [
         {
           name: 'from-frontend-anywhere',

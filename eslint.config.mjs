@@ -2,7 +2,16 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'out/**', 'generated/**', '.cache/**', 'test/cases/*/expected/**', 'test/kube/**/*.go'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'out/**',
+      'generated/**',
+      '.cache/**',
+      'test/cases/*/expected/**',
+      'test/kube/**/*.go',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -37,12 +37,14 @@ export function compile(input: unknown, onStage: (stage: string) => void = () =>
     return r;
   };
   const modelDiagnostics = time('check', () => checkModel(input));
-  if (modelDiagnostics.length > 0) return { files: EMPTY, diagnostics: modelDiagnostics, objectCounts: EMPTY, timings };
+  if (modelDiagnostics.length > 0)
+    return { files: EMPTY, diagnostics: modelDiagnostics, objectCounts: EMPTY, timings };
   const plan = time('plan', () => makePlan(input as ClusterSetProps));
   const bundles = time('render', () => render(plan));
   const outputDiagnostics = time('validate', () => validateBundles(bundles));
   const emitted: Emitted = time('emit', () => emit(bundles));
   const diagnostics = sortDiagnostics([...outputDiagnostics, ...emitted.diagnostics]);
-  if (diagnostics.length > 0) return { files: EMPTY, diagnostics, plan, bundles, objectCounts: emitted.objectCounts, timings };
+  if (diagnostics.length > 0)
+    return { files: EMPTY, diagnostics, plan, bundles, objectCounts: emitted.objectCounts, timings };
   return { files: emitted.files, diagnostics, plan, bundles, objectCounts: emitted.objectCounts, timings };
 }

@@ -16,7 +16,12 @@ export interface Crd {
     group: string;
     names: { kind: string; plural: string };
     scope: 'Namespaced' | 'Cluster';
-    versions: { name: string; served: boolean; storage: boolean; schema?: { openAPIV3Schema: Record<string, unknown> } }[];
+    versions: {
+      name: string;
+      served: boolean;
+      storage: boolean;
+      schema?: { openAPIV3Schema: Record<string, unknown> };
+    }[];
   };
 }
 
@@ -33,5 +38,8 @@ export function loadCrd(file: string): Crd {
 
 /** Every vendored CRD file name. */
 export function crdFiles(): string[] {
-  return fs.readdirSync(CRD_DIR).filter((f) => f.endsWith('.yaml')).sort();
+  return fs
+    .readdirSync(CRD_DIR)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort();
 }

@@ -22,9 +22,7 @@ export function formatDiagnostic(d: Diagnostic): string {
 
 /** Sorts diagnostics by path, then rule, then message, so reports are stable. */
 export function sortDiagnostics(ds: readonly Diagnostic[]): Diagnostic[] {
-  return [...ds].sort(
-    (a, b) => cmp(a.path, b.path) || cmp(a.rule, b.rule) || cmp(a.message, b.message),
-  );
+  return [...ds].sort((a, b) => cmp(a.path, b.path) || cmp(a.rule, b.rule) || cmp(a.message, b.message));
 }
 
 export function cmp(a: string, b: string): number {

@@ -47,7 +47,12 @@ export function compareObjects(a: K8sObject, b: K8sObject): number {
   );
 }
 
-function checkStringMap(o: K8sObject, field: 'labels' | 'annotations', where: string, out: Diagnostic[]): void {
+function checkStringMap(
+  o: K8sObject,
+  field: 'labels' | 'annotations',
+  where: string,
+  out: Diagnostic[],
+): void {
   for (const [k, v] of Object.entries(o.metadata[field] ?? {})) {
     if (typeof v !== 'string') {
       out.push({
@@ -103,6 +108,11 @@ export function emit(bundles: Bundles): Emitted {
     );
   }
   const index = [...files.keys()];
-  files.set(INDEX_FILE, ['# Files written by clusterset synth; files not listed here are never touched.', ...index, ''].join('\n'));
+  files.set(
+    INDEX_FILE,
+    ['# Files written by clusterset synth; files not listed here are never touched.', ...index, ''].join(
+      '\n',
+    ),
+  );
   return { files, diagnostics, objectCounts };
 }

@@ -17,7 +17,9 @@ export function loadModel(file: string): unknown {
   const mod = require(abs) as Record<string, unknown>;
   const value = mod.default ?? mod.clusterSet;
   if (value === undefined) {
-    throw new Error(`${file} exports neither \`default\` nor \`clusterSet\`; export the ClusterSetProps value as one of them`);
+    throw new Error(
+      `${file} exports neither \`default\` nor \`clusterSet\`; export the ClusterSetProps value as one of them`,
+    );
   }
   return typeof value === 'function' ? (value as () => unknown)() : value;
 }

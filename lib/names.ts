@@ -64,7 +64,12 @@ export function acnpImportName(policy: string): string {
 }
 
 /** `<id>-<ns>-<name>-service|endpoints`: a member's ResourceExport for a Service. */
-export function serviceExportName(clusterId: string, namespace: string, name: string, kind: 'service' | 'endpoints'): string {
+export function serviceExportName(
+  clusterId: string,
+  namespace: string,
+  name: string,
+  kind: 'service' | 'endpoints',
+): string {
   return `${clusterId}-${namespace}-${name}-${kind}`;
 }
 

@@ -120,7 +120,11 @@ function planService(s: ExportedServiceProps): PlannedService {
   return {
     namespace: s.namespace,
     name: s.name,
-    ports: s.ports.map((p) => ({ ...(p.name !== undefined ? { name: p.name } : {}), port: p.port, protocol: p.protocol ?? 'TCP' })),
+    ports: s.ports.map((p) => ({
+      ...(p.name !== undefined ? { name: p.name } : {}),
+      port: p.port,
+      protocol: p.protocol ?? 'TCP',
+    })),
     exportedFrom: [...new Set(s.exportedFrom)].sort(cmp),
   };
 }

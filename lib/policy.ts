@@ -10,14 +10,14 @@ import type {
   ClusterNetworkPolicySpecIngress,
   ClusterNetworkPolicySpecIngressFrom,
   ClusterNetworkPolicySpecIngressPorts,
-} from '../generated/clusternetworkpolicy';
-import {
+
   ClusterNetworkPolicySpecEgressAction,
   ClusterNetworkPolicySpecEgressPortsProtocol,
-  ClusterNetworkPolicySpecEgressToServicesScope,
   ClusterNetworkPolicySpecIngressAction,
   ClusterNetworkPolicySpecIngressFromScope,
-  ClusterNetworkPolicySpecIngressPortsProtocol,
+  ClusterNetworkPolicySpecIngressPortsProtocol} from '../generated/clusternetworkpolicy';
+import {
+  ClusterNetworkPolicySpecEgressToServicesScope,
   toJson_ClusterNetworkPolicySpec,
 } from '../generated/clusternetworkpolicy';
 import type {
@@ -30,7 +30,10 @@ import type {
   PolicyProps,
 } from './model';
 
-type Selector = { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: never; values?: string[] }[] };
+type Selector = {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: never; values?: string[] }[];
+};
 
 function selector(s: LabelSelectorProps | undefined): Selector | undefined {
   if (s === undefined) return undefined;
@@ -66,7 +69,9 @@ function peer(p: PeerProps): ClusterNetworkPolicySpecIngressFrom {
 }
 
 /** Ports always carry their protocol, so the API server's default never shows up as drift. */
-function ports(ps: readonly PolicyPortProps[] | undefined): ClusterNetworkPolicySpecIngressPorts[] | undefined {
+function ports(
+  ps: readonly PolicyPortProps[] | undefined,
+): ClusterNetworkPolicySpecIngressPorts[] | undefined {
   return ps?.map((p) => ({
     protocol: (p.protocol ?? 'TCP') as ClusterNetworkPolicySpecIngressPortsProtocol,
     port: p.port,
@@ -89,7 +94,10 @@ function egress(r: EgressRuleProps): ClusterNetworkPolicySpecEgress {
     name: r.name,
     // Antrea's schema has no `scope` on egress peers; the checks refuse it, and it is not rendered.
     to: r.to?.map(peerFields),
-    ports: ports(r.ports)?.map((p) => ({ ...p, protocol: p.protocol as unknown as ClusterNetworkPolicySpecEgressPortsProtocol })),
+    ports: ports(r.ports)?.map((p) => ({
+      ...p,
+      protocol: p.protocol as unknown as ClusterNetworkPolicySpecEgressPortsProtocol,
+    })),
     toServices: r.toServices?.map((s) => ({
       name: s.name,
       namespace: s.namespace,

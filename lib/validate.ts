@@ -114,7 +114,12 @@ export function validateBundles(bundles: Bundles): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const [cluster, objects] of bundles) {
     for (const o of objects) {
-      out.push(...validateObject(o, `clusters/${cluster}/${o.metadata.namespace ?? '_cluster'}/${o.kind}.${o.metadata.name}`));
+      out.push(
+        ...validateObject(
+          o,
+          `clusters/${cluster}/${o.metadata.namespace ?? '_cluster'}/${o.kind}.${o.metadata.name}`,
+        ),
+      );
     }
   }
   return out;

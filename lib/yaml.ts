@@ -30,7 +30,12 @@ export function compareKeys(a: string, b: string): number {
   return ra - rb || (a < b ? -1 : a > b ? 1 : 0);
 }
 
-const DUMP_OPTIONS: yaml.DumpOptions = { schema: YAML_SCHEMA, noRefs: true, lineWidth: -1, sortKeys: compareKeys };
+const DUMP_OPTIONS: yaml.DumpOptions = {
+  schema: YAML_SCHEMA,
+  noRefs: true,
+  lineWidth: -1,
+  sortKeys: compareKeys,
+};
 
 export function dumpYaml(value: unknown): string {
   return yaml.dump(value, DUMP_OPTIONS);

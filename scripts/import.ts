@@ -38,7 +38,16 @@ function generate(into: string): void {
     try {
       execFileSync(
         cdk8s,
-        ['import', `${name}:=${path.join(root, 'crds', file)}`, '-l', 'typescript', '-o', tmp, '--save=false', '--check-upgrade=false'],
+        [
+          'import',
+          `${name}:=${path.join(root, 'crds', file)}`,
+          '-l',
+          'typescript',
+          '-o',
+          tmp,
+          '--save=false',
+          '--check-upgrade=false',
+        ],
         { cwd: tmp, stdio: ['ignore', 'ignore', 'inherit'] },
       );
       const [out] = fs.readdirSync(tmp).filter((f) => f.endsWith('.ts'));
@@ -67,7 +76,16 @@ function generate(into: string): void {
   );
   const schema = execFileSync(
     path.join(root, 'node_modules', '.bin', 'ts-json-schema-generator'),
-    ['--path', path.join(root, 'lib', 'model.ts'), '--type', 'ClusterSetProps', '--tsconfig', path.join(root, 'tsconfig.json'), '--no-type-check', '--no-top-ref'],
+    [
+      '--path',
+      path.join(root, 'lib', 'model.ts'),
+      '--type',
+      'ClusterSetProps',
+      '--tsconfig',
+      path.join(root, 'tsconfig.json'),
+      '--no-type-check',
+      '--no-top-ref',
+    ],
     { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
   );
   fs.writeFileSync(path.join(into, 'model.schema.json'), JSON.stringify(JSON.parse(schema), null, 2) + '\n');
@@ -91,10 +109,15 @@ function main(): void {
     const a = listFiles(generated);
     const b = listFiles(tmp);
     const stale = [...new Set([...a, ...b])].filter(
-      (f) => !a.includes(f) || !b.includes(f) || !fs.readFileSync(path.join(generated, f)).equals(fs.readFileSync(path.join(tmp, f))),
+      (f) =>
+        !a.includes(f) ||
+        !b.includes(f) ||
+        !fs.readFileSync(path.join(generated, f)).equals(fs.readFileSync(path.join(tmp, f))),
     );
     if (stale.length > 0) {
-      console.error(`generated/ is stale (${stale.join(', ')}): run \`npm run import\` and commit the result.`);
+      console.error(
+        `generated/ is stale (${stale.join(', ')}): run \`npm run import\` and commit the result.`,
+      );
       process.exit(1);
     }
     console.log('generated/ is up to date.');

@@ -12,43 +12,72 @@ const obj = (apiVersion: string, kind: string, name: string, namespace?: string)
 
 test('GIVEN objects of one bundle WHEN emitted THEN one file per object at an identity path, CRDs and Namespaces first', () => {
   const bundles: Bundles = new Map([
-    ['east', [obj('v1', 'ConfigMap', 'b', 'kube-system'), obj('v1', 'Namespace', 'shop'), obj('apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'x.io')]],
+    [
+      'east',
+      [
+        obj('v1', 'ConfigMap', 'b', 'kube-system'),
+        obj('v1', 'Namespace', 'shop'),
+        obj('apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'x.io'),
+      ],
+    ],
   ]);
   const { files, diagnostics } = emit(bundles);
   assert.equal(diagnostics, []);
-  assert.equal([...files.keys()], [
-    'clusters/east/_cluster/CustomResourceDefinition.x.io.yaml',
-    'clusters/east/_cluster/Namespace.shop.yaml',
-    'clusters/east/kube-system/ConfigMap.b.yaml',
-    'clusters/east/kustomization.yaml',
-    INDEX_FILE,
-  ]);
+  assert.equal(
+    [...files.keys()],
+    [
+      'clusters/east/_cluster/CustomResourceDefinition.x.io.yaml',
+      'clusters/east/_cluster/Namespace.shop.yaml',
+      'clusters/east/kube-system/ConfigMap.b.yaml',
+      'clusters/east/kustomization.yaml',
+      INDEX_FILE,
+    ],
+  );
   const k = loadYaml(files.get('clusters/east/kustomization.yaml') ?? '') as { resources: string[] };
-  assert.equal(k.resources, ['_cluster/CustomResourceDefinition.x.io.yaml', '_cluster/Namespace.shop.yaml', 'kube-system/ConfigMap.b.yaml']);
+  assert.equal(k.resources, [
+    '_cluster/CustomResourceDefinition.x.io.yaml',
+    '_cluster/Namespace.shop.yaml',
+    'kube-system/ConfigMap.b.yaml',
+  ]);
   assert.ok((files.get(INDEX_FILE) ?? '').includes('clusters/east/kube-system/ConfigMap.b.yaml\n'));
 });
 
 test('GIVEN two kinds of one name in different groups WHEN emitted THEN both file names carry the group', () => {
-  const { files, diagnostics } = emit(new Map([['c', [obj('a.io/v1', 'Policy', 'p'), obj('b.io/v1', 'Policy', 'p')]]]));
+  const { files, diagnostics } = emit(
+    new Map([['c', [obj('a.io/v1', 'Policy', 'p'), obj('b.io/v1', 'Policy', 'p')]]]),
+  );
   assert.equal(diagnostics, []);
   assert.ok(files.has('clusters/c/_cluster/Policy.a.io.p.yaml'));
   assert.ok(files.has('clusters/c/_cluster/Policy.b.io.p.yaml'));
 });
 
 test('fails with output-path-collision GIVEN two objects that map to one path', () => {
-  const { diagnostics } = emit(new Map([['c', [obj('v1', 'ConfigMap', 'a', 'ns'), obj('v1', 'ConfigMap', 'a', 'ns')]]]));
-  assert.equal(diagnostics.map((d) => d.rule), ['output-path-collision']);
+  const { diagnostics } = emit(
+    new Map([['c', [obj('v1', 'ConfigMap', 'a', 'ns'), obj('v1', 'ConfigMap', 'a', 'ns')]]]),
+  );
+  assert.equal(
+    diagnostics.map((d) => d.rule),
+    ['output-path-collision'],
+  );
   assert.match(diagnostics[0]?.path ?? '', 'clusters/c/ns/ConfigMap.a.yaml');
 });
 
 test('fails with output-metadata-strings GIVEN a non-string annotation value', () => {
   const o = obj('v1', 'ConfigMap', 'a', 'ns');
   (o.metadata as { annotations: unknown }).annotations = { n: 1 };
-  assert.equal(emit(new Map([['c', [o]]])).diagnostics.map((d) => d.rule), ['output-metadata-strings']);
+  assert.equal(
+    emit(new Map([['c', [o]]])).diagnostics.map((d) => d.rule),
+    ['output-metadata-strings'],
+  );
 });
 
 test('GIVEN objects in any order WHEN compared THEN the order is total and stable', () => {
-  const xs = [obj('v1', 'Secret', 'a', 'z'), obj('v1', 'Secret', 'a', 'a'), obj('v1', 'Namespace', 'n'), obj('x/v1', 'Secret', 'a', 'a')];
+  const xs = [
+    obj('v1', 'Secret', 'a', 'z'),
+    obj('v1', 'Secret', 'a', 'a'),
+    obj('v1', 'Namespace', 'n'),
+    obj('x/v1', 'Secret', 'a', 'a'),
+  ];
   const once = [...xs].sort(compareObjects);
   const twice = [...xs].reverse().sort(compareObjects);
   assert.equal(once, twice);

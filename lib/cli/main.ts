@@ -48,15 +48,27 @@ function summary(r: CompileResult): string {
 export async function main(argv: string[]): Promise<void> {
   await yargs(argv)
     .scriptName('clusterset')
-    .option('progress', { type: 'boolean', describe: 'print stage timings to stderr', default: process.stderr.isTTY })
+    .option('progress', {
+      type: 'boolean',
+      describe: 'print stage timings to stderr',
+      default: process.stderr.isTTY,
+    })
     .command(
       'synth [model]',
       'render the ClusterSet into one bundle per cluster',
       (y) =>
         y
-          .positional('model', { type: 'string', default: 'clusterset.ts', describe: 'model file (.ts, .js, .json, .yaml)' })
+          .positional('model', {
+            type: 'string',
+            default: 'clusterset.ts',
+            describe: 'model file (.ts, .js, .json, .yaml)',
+          })
           .option('out', { type: 'string', default: 'out', describe: 'output directory' })
-          .option('check', { type: 'boolean', default: false, describe: 'write nothing; exit 1 if the output directory is stale' }),
+          .option('check', {
+            type: 'boolean',
+            default: false,
+            describe: 'write nothing; exit 1 if the output directory is stale',
+          }),
       (a) => {
         const r = compileFile(a.model, a.progress);
         if (!r) return;
@@ -64,7 +76,9 @@ export async function main(argv: string[]): Promise<void> {
         if (a.check) {
           const p = planWrite(outDir, r.files);
           if (p.write.length + p.prune.length > 0) {
-            process.stderr.write(`clusterset: ${a.out}/ is stale: run \`npm run synth\` and commit the result.\n`);
+            process.stderr.write(
+              `clusterset: ${a.out}/ is stale: run \`npm run synth\` and commit the result.\n`,
+            );
             for (const f of p.write) process.stderr.write(`  changed: ${f}\n`);
             for (const f of p.prune) process.stderr.write(`  stale:   ${f}\n`);
             process.exitCode = 1;

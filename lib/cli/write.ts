@@ -37,7 +37,8 @@ function sameContent(file: string, content: string): boolean {
 export function planWrite(outDir: string, files: ReadonlyMap<string, string>): WritePlan {
   const write: string[] = [];
   const unchanged: string[] = [];
-  for (const [rel, content] of files) (sameContent(path.join(outDir, rel), content) ? unchanged : write).push(rel);
+  for (const [rel, content] of files)
+    (sameContent(path.join(outDir, rel), content) ? unchanged : write).push(rel);
   const prune = readIndex(outDir).filter((rel) => !files.has(rel) && fs.existsSync(path.join(outDir, rel)));
   return { write, unchanged, prune };
 }

@@ -38,7 +38,9 @@ export function compiledImportsPolicyName(plan: Plan): string {
 function inLeaderNamespace(plan: Plan, resources: string[]) {
   return {
     namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': plan.leaderNamespace } },
-    resourceRules: [{ apiGroups: [MC], apiVersions: ['*'], operations: ['CREATE', 'UPDATE', 'DELETE'], resources }],
+    resourceRules: [
+      { apiGroups: [MC], apiVersions: ['*'], operations: ['CREATE', 'UPDATE', 'DELETE'], resources },
+    ],
   };
 }
 
@@ -52,7 +54,9 @@ function binding(scope: Construct, policyName: string): void {
 
 export function renderMemberWritesPolicy(scope: Construct, plan: Plan): void {
   const name = memberWritesPolicyName(plan);
-  const idByUser = plan.members.map((m) => `${celString(memberUsername(plan, m.id))}: ${celString(m.id)}`).join(', ');
+  const idByUser = plan.members
+    .map((m) => `${celString(memberUsername(plan, m.id))}: ${celString(m.id)}`)
+    .join(', ');
   const obj = 'variables.obj';
   const id = 'variables.clusterID';
   const isAnnounce = "request.resource.resource == 'memberclusterannounces'";
@@ -62,7 +66,9 @@ export function renderMemberWritesPolicy(scope: Construct, plan: Plan): void {
     spec: {
       failurePolicy: 'Fail',
       matchConstraints: inLeaderNamespace(plan, ['memberclusterannounces', 'resourceexports']),
-      matchConditions: [{ name: 'member-identity', expression: `request.userInfo.username in {${idByUser}}` }],
+      matchConditions: [
+        { name: 'member-identity', expression: `request.userInfo.username in {${idByUser}}` },
+      ],
       variables: [
         { name: 'clusterID', expression: `{${idByUser}}[request.userInfo.username]` },
         { name: 'obj', expression: "request.operation == 'DELETE' ? oldObject : object" },
@@ -125,8 +131,7 @@ export function renderCompiledImportsPolicy(scope: Construct, plan: Plan): void 
           expression:
             `!(${obj}.metadata.name.endsWith('-service') || ${obj}.metadata.name.endsWith('-antreaclusternetworkpolicy') || ` +
             `(has(${obj}.spec) && has(${obj}.spec.kind) && ${obj}.spec.kind in ['ServiceImport', 'AntreaClusterNetworkPolicy']))`,
-          messageExpression:
-            `'ResourceImport ' + ${obj}.metadata.name + ' is compiled by clusterset from git; change the model instead (only the delivery tool may write it)'`,
+          messageExpression: `'ResourceImport ' + ${obj}.metadata.name + ' is compiled by clusterset from git; change the model instead (only the delivery tool may write it)'`,
           reason: 'Forbidden',
         },
       ],

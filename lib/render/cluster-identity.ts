@@ -16,7 +16,8 @@ export function renderClusterIdentity(scope: Construct, plan: Plan, cluster: Pla
     ['cluster.clusterset.k8s.io', cluster.id],
     ['clusterset.k8s.io', plan.clusterSetId],
   ];
-  if (plan.clusters.some((c) => c.network !== undefined)) props.push(['network.k8s.io', cluster.network ?? 'default']);
+  if (plan.clusters.some((c) => c.network !== undefined))
+    props.push(['network.k8s.io', cluster.network ?? 'default']);
   for (const [name, value] of props) {
     new ClusterPropertyV1Beta1(scope, constructId('ClusterProperty', undefined, name), {
       metadata: meta(name),

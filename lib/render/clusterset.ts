@@ -24,7 +24,9 @@ export function renderMemberClusterSet(scope: Construct, plan: Plan, member: Pla
     metadata: meta(plan.clusterSetId, plan.memberNamespace),
     spec: {
       clusterId: member.id,
-      leaders: [{ clusterId: plan.leader.id, secret: plan.memberTokenSecretName, server: plan.leader.apiServer }],
+      leaders: [
+        { clusterId: plan.leader.id, secret: plan.memberTokenSecretName, server: plan.leader.apiServer },
+      ],
       namespace: plan.leaderNamespace,
     },
   });

@@ -24,7 +24,12 @@ import { renderTier } from './tiers';
 export type K8sObject = {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   [key: string]: unknown;
 };
 

@@ -21,6 +21,10 @@ export function renderPolicyImport(scope: Construct, plan: Plan, policy: Planned
   new ApiObject(scope, constructId('ResourceImport', plan.leaderNamespace, name), {
     ...ResourceImport.GVK,
     metadata: meta(name, plan.leaderNamespace),
-    spec: { name: policy.name, kind: 'AntreaClusterNetworkPolicy', clusternetworkpolicy: acnpSpecJson(policy) },
+    spec: {
+      name: policy.name,
+      kind: 'AntreaClusterNetworkPolicy',
+      clusternetworkpolicy: acnpSpecJson(policy),
+    },
   });
 }

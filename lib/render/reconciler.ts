@@ -20,7 +20,11 @@ export function reconcilerConfig(plan: Plan): Record<string, unknown> {
     clusterSetId: plan.clusterSetId,
     leaderNamespace: plan.leaderNamespace,
     leader: plan.leader.id,
-    members: plan.members.map((m) => ({ id: m.id, network: m.network ?? null, endpointIPType: m.endpointIPType })),
+    members: plan.members.map((m) => ({
+      id: m.id,
+      network: m.network ?? null,
+      endpointIPType: m.endpointIPType,
+    })),
     services: plan.services.map((s) => ({
       namespace: s.namespace,
       name: s.name,
@@ -38,12 +42,33 @@ export function renderReconciler(scope: Construct, plan: Plan): void {
   new k8s.KubeRole(scope, constructId('Role', ns, RECONCILER_NAME), {
     metadata: meta(RECONCILER_NAME, ns),
     rules: [
-      { apiGroups: [MC], resources: ['resourceexports', 'memberclusterannounces'], verbs: ['get', 'list', 'watch', 'patch', 'update'] },
-      { apiGroups: [MC], resources: ['resourceexports/status', 'resourceexports/finalizers', 'memberclusterannounces/finalizers'], verbs: ['update', 'patch'] },
-      { apiGroups: [MC], resources: ['resourceimports'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },
+      {
+        apiGroups: [MC],
+        resources: ['resourceexports', 'memberclusterannounces'],
+        verbs: ['get', 'list', 'watch', 'patch', 'update'],
+      },
+      {
+        apiGroups: [MC],
+        resources: [
+          'resourceexports/status',
+          'resourceexports/finalizers',
+          'memberclusterannounces/finalizers',
+        ],
+        verbs: ['update', 'patch'],
+      },
+      {
+        apiGroups: [MC],
+        resources: ['resourceimports'],
+        verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+      },
       { apiGroups: [MC], resources: ['clustersets'], verbs: ['get', 'list', 'watch'] },
       { apiGroups: [MC], resources: ['clustersets/status'], verbs: ['update', 'patch'] },
-      { apiGroups: [''], resources: ['configmaps'], resourceNames: [RECONCILER_CONFIG_NAME], verbs: ['get', 'watch'] },
+      {
+        apiGroups: [''],
+        resources: ['configmaps'],
+        resourceNames: [RECONCILER_CONFIG_NAME],
+        verbs: ['get', 'watch'],
+      },
       { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
       { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
     ],

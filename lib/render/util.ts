@@ -20,6 +20,8 @@ export function meta(
     name,
     ...(namespace !== undefined ? { namespace } : {}),
     ...(extra.labels && Object.keys(extra.labels).length > 0 ? { labels: extra.labels } : {}),
-    ...(extra.annotations && Object.keys(extra.annotations).length > 0 ? { annotations: extra.annotations } : {}),
+    ...(extra.annotations && Object.keys(extra.annotations).length > 0
+      ? { annotations: extra.annotations }
+      : {}),
   };
 }

@@ -1,0 +1,129 @@
+/**
+ * The CLI end to end, as a user runs it: synth, synth --check, validate, on real files in a
+ * temporary directory.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { loadYaml } from '../../lib/yaml';
+
+const root = path.resolve(__dirname, '..', '..');
+const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
+const cli = path.join(root, 'lib', 'cli', 'main.ts');
+
+function run(args: string[], cwd: string): { status: number; stdout: string; stderr: string } {
+  const r = spawnSync(tsx, [cli, ...args], { cwd, encoding: 'utf8' });
+  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+function snapshot(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (d: string): void => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out.set(path.relative(dir, p), fs.readFileSync(p, 'utf8'));
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+function workdir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-cli-'));
+  fs.copyFileSync(path.join(root, 'clusterset.ts'), path.join(dir, 'clusterset.ts'));
+  // The example imports its types from ./lib/model; give the copy the same path.
+  fs.symlinkSync(path.join(root, 'lib'), path.join(dir, 'lib'));
+  return dir;
+}
+
+const dir = workdir();
+
+test('GIVEN the example WHEN synth runs THEN out/ holds every bundle and a no-op re-synth writes nothing', () => {
+  const first = run(['synth', 'clusterset.ts'], dir);
+  assert.is(first.status, 0, first.stderr);
+  assert.match(first.stdout, /5 clusters, \d+ objects: \d+ files written, 0 unchanged, 0 pruned/);
+  const second = run(['synth', 'clusterset.ts'], dir);
+  assert.is(second.status, 0, second.stderr);
+  assert.match(second.stdout, / 0 files written, \d+ unchanged, 0 pruned/);
+  assert.is(run(['synth', '--check'], dir).status, 0);
+});
+
+test('GIVEN out/ WHEN kubectl kustomize builds each cluster THEN it succeeds', () => {
+  for (const c of fs.readdirSync(path.join(dir, 'out', 'clusters'))) {
+    execFileSync('kubectl', ['kustomize', path.join(dir, 'out', 'clusters', c)], { encoding: 'utf8' });
+  }
+});
+
+test('GIVEN out/ WHEN every file is scanned THEN no Secret carries data, stringData or a token', () => {
+  const files = snapshot(path.join(dir, 'out'));
+  let secrets = 0;
+  for (const [rel, text] of files) {
+    if (!rel.endsWith('.yaml')) continue;
+    const o = loadYaml(text) as { kind?: string; data?: unknown; stringData?: unknown };
+    if (o.kind === 'Secret') {
+      secrets++;
+      assert.is(o.data, undefined, `${rel} has data`);
+      assert.is(o.stringData, undefined, `${rel} has stringData`);
+    }
+    assert.not.match(text, /eyJhbGciOi/, `${rel} holds something shaped like a JWT`);
+    assert.not.match(text, /-----BEGIN [A-Z ]*(PRIVATE KEY|CERTIFICATE)-----/, `${rel} holds PEM material`);
+  }
+  assert.ok(secrets > 0, 'the example renders member token Secrets to scan');
+});
+
+test('fails and leaves out/ untouched GIVEN a broken model, with every diagnostic reported', () => {
+  const before = snapshot(path.join(dir, 'out'));
+  const broken = fs
+    .readFileSync(path.join(dir, 'clusterset.ts'), 'utf8')
+    .replace("id: 'east',", "id: 'East_1',")
+    .replace("name: 'cart',", "name: 'cart-service-with-a-name-that-is-much-too-long-for-antrea',");
+  fs.writeFileSync(path.join(dir, 'broken.ts'), broken);
+  const r = run(['synth', 'broken.ts'], dir);
+  assert.is(r.status, 1);
+  assert.match(r.stderr, /nothing was written/);
+  assert.match(r.stderr, /clusters\[1\]\.id/);
+  assert.match(r.stderr, /services\[0\]\.name/);
+  assert.equal(snapshot(path.join(dir, 'out')), before);
+  assert.is(run(['validate', 'broken.ts'], dir).status, 1);
+});
+
+test('fails GIVEN --check WHEN out/ is stale, naming the stale file, and writes nothing', () => {
+  const file = path.join(dir, 'out', 'clusters', 'east', 'kube-system', 'ClusterSet.prod-set.yaml');
+  fs.appendFileSync(file, '# edited by hand\n');
+  const edited = fs.readFileSync(file, 'utf8');
+  const r = run(['synth', '--check'], dir);
+  assert.is(r.status, 1);
+  assert.match(r.stderr, /clusters\/east\/kube-system\/ClusterSet\.prod-set\.yaml/);
+  assert.is(fs.readFileSync(file, 'utf8'), edited);
+});
+
+test('GIVEN a model that drops a member WHEN synth runs THEN its files are pruned', () => {
+  const smaller = fs
+    .readFileSync(path.join(dir, 'clusterset.ts'), 'utf8')
+    .replace("members: ['east', 'west', 'central', 'edge'],", "members: ['east', 'west', 'central'],")
+    .replace(
+      "exportedFrom: ['east', 'west', 'central', 'edge'],",
+      "exportedFrom: ['east', 'west', 'central'],",
+    );
+  fs.writeFileSync(path.join(dir, 'smaller.ts'), smaller);
+  const r = run(['synth', 'smaller.ts'], dir);
+  assert.is(r.status, 0, r.stderr);
+  assert.not.match(r.stdout, / 0 pruned/);
+  assert.not.ok(fs.existsSync(path.join(dir, 'out', 'clusters', 'edge')));
+  assert.not.ok(
+    fs.existsSync(
+      path.join(dir, 'out', 'clusters', 'hub', 'antrea-multicluster', 'ServiceAccount.member-edge.yaml'),
+    ),
+  );
+});
+
+test('GIVEN the committed out/ WHEN synth --check runs in the repo THEN it is up to date', () => {
+  const r = run(['synth', '--check'], root);
+  assert.is(r.status, 0, r.stderr);
+});
+
+test.run();
