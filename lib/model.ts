@@ -2,8 +2,8 @@
  * The clusterset model: one typed description of a whole Antrea Multi-cluster ClusterSet.
  *
  * Everything `npm run synth` renders is a function of a `ClusterSetProps` value. The same shape is
- * described by a JSON Schema (`lib/schema/model.schema.json`, generated from this file by
- * `npm run schema`), so a model loaded from JSON or YAML, or built in plain JavaScript, is checked
+ * described by a JSON Schema (`generated/model.schema.json`, generated from this file by
+ * `npm run import`), so a model loaded from JSON or YAML, or built in plain JavaScript, is checked
  * exactly like a typed one.
  *
  * Words follow Antrea and the Kubernetes MCS API: ClusterSet, leader, member, ServiceExport,

@@ -48,7 +48,7 @@ function generate(into: string): void {
           '--save=false',
           '--check-upgrade=false',
         ],
-        { cwd: tmp, stdio: ['ignore', 'ignore', 'inherit'] },
+        { cwd: tmp, stdio: 'pipe' },
       );
       const [out] = fs.readdirSync(tmp).filter((f) => f.endsWith('.ts'));
       if (!out) throw new Error(`cdk8s import produced nothing for ${file}`);

@@ -1,0 +1,24 @@
+/**
+ * The check stage: the model's shape (JSON Schema) and its rules, all diagnostics at once, sorted
+ * so that reports are stable.
+ */
+import { sortDiagnostics, type Diagnostic } from '../diagnostics';
+import type { ClusterSetProps } from '../model';
+import { RULES } from './rules';
+import { checkSchema } from './schema';
+import { isObject } from './util';
+
+export { RULES, type Rule } from './rules';
+export { checkSchema } from './schema';
+
+/**
+ * Checks a model: schema diagnostics plus the diagnostics of every rule. Rules run whenever the
+ * input is an object, even one that fails the schema, so the user sees every problem at once.
+ */
+export function checkModel(input: unknown): Diagnostic[] {
+  const diagnostics = checkSchema(input);
+  if (isObject(input)) {
+    for (const rule of RULES) diagnostics.push(...rule.check(input as unknown as ClusterSetProps));
+  }
+  return sortDiagnostics(diagnostics);
+}

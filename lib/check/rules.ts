@@ -1,0 +1,984 @@
+/**
+ * The model rules: relations between clusters, members, Services, Tiers and policies that the JSON
+ * Schema cannot express. Each rule is a row of data: a stable ID, what it checks, which runtime
+ * behaviour of Antrea it prevents (antrea-mc.md), and a check that returns diagnostics with paths
+ * into the model, using the indexes of the input lists.
+ *
+ * Rules also run on a model that failed the schema check, so that every problem is reported at
+ * once: a list that is missing or malformed counts as empty, and a value of the wrong type is left
+ * to the schema check (the rules only judge strings that are strings, numbers that are numbers).
+ */
+import type { Diagnostic } from '../diagnostics';
+import type { ClusterProps, ClusterSetProps, StretchedPolicyProps } from '../model';
+import {
+  BUILTIN_TIERS,
+  DNS1035_LABEL,
+  DNS1123_LABEL,
+  DNS1123_SUBDOMAIN,
+  isDashPrefixPair,
+  serviceImportName,
+} from '../names';
+import { parseIpv4, parseIpv4Cidr, rangesOverlap, type Ipv4Range } from './ipv4';
+import {
+  type At,
+  clusterById,
+  clusterName,
+  clustersOf,
+  duplicates,
+  egressOf,
+  ingressOf,
+  isObject,
+  memberClusters,
+  memberIds,
+  networkName,
+  networkOf,
+  nonEmpty,
+  objects,
+  orClosest,
+  pairs,
+  peersOf,
+  policiesOf,
+  quote,
+  quoteList,
+  str,
+  strings,
+} from './util';
+
+export interface Rule {
+  /** Stable kebab-case ID, quoted in every diagnostic the rule produces. */
+  readonly id: string;
+  /** What the rule checks. */
+  readonly summary: string;
+  /** Which runtime behaviour of Antrea the rule prevents. */
+  readonly prevents: string;
+  check(model: ClusterSetProps): Diagnostic[];
+}
+
+type Report = (path: string, message: string, fix: string) => void;
+
+function rule(
+  id: string,
+  summary: string,
+  prevents: string,
+  body: (m: ClusterSetProps, report: Report) => void,
+): Rule {
+  return {
+    id,
+    summary,
+    prevents,
+    check(m) {
+      const out: Diagnostic[] = [];
+      body(m, (path, message, fix) => out.push({ rule: id, path, message, fix }));
+      return out;
+    },
+  };
+}
+
+// ---- shared judgements ----
+
+const LABEL_WORDS = "lowercase letters, digits and '-', starting and ending with a letter or digit";
+
+/** What is wrong with a name that must match `format` and be at most `max` long, if anything. */
+function nameProblem(name: string, max: number, format: RegExp, words: string): string | undefined {
+  if (name.length > max) return `is ${name.length} characters long, more than ${max}`;
+  if (!format.test(name)) return `is not made of ${words}`;
+  return undefined;
+}
+
+/** A lowercase, dash-separated rewrite of an invalid name, cut to `max`. */
+function suggestName(name: string, max: number): string {
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, '-')
+      .slice(0, max)
+      .replace(/^-+|-+$/g, '') || 'a-valid-name'
+  );
+}
+
+function checkName(
+  report: Report,
+  path: string,
+  value: unknown,
+  what: string,
+  max: number,
+  format: RegExp,
+  words: string,
+): void {
+  const name = str(value);
+  if (name === undefined) return;
+  const problem = nameProblem(name, max, format, words);
+  if (problem) {
+    report(
+      path,
+      `${what} ${quote(name)} ${problem} (allowed: ${words}, at most ${max})`,
+      `rename it, e.g. to ${quote(suggestName(name, max))}`,
+    );
+  }
+}
+
+function stretchedEnabled(c: ClusterProps): boolean {
+  return c.enableStretchedNetworkPolicy === true;
+}
+
+/** `"prod/web"` for a Service or Service reference with string namespace and name. */
+function serviceKey(s: { namespace?: unknown; name?: unknown }): string | undefined {
+  const ns = str(s.namespace);
+  const name = str(s.name);
+  return ns === undefined || name === undefined ? undefined : `${ns}/${name}`;
+}
+
+/** A parsed CIDR of a member, with where it is written. */
+interface MemberCidr {
+  readonly cluster: At<ClusterProps>;
+  readonly cidr: At<string>;
+  readonly range: Ipv4Range;
+}
+
+/**
+ * Pairs of overlapping CIDRs (the Service CIDR, or the Pod CIDRs) of two different members, on
+ * the same network or on different ones; the first of a pair is listed first in the model.
+ */
+function overlappingCidrs(
+  m: ClusterSetProps,
+  field: 'serviceCIDR' | 'podCIDRs',
+  sameNetwork: boolean,
+): [MemberCidr, MemberCidr][] {
+  const cidrs = memberClusters(m).flatMap((cluster) => {
+    const { serviceCIDR, podCIDRs } = cluster.value;
+    const texts =
+      field === 'podCIDRs'
+        ? strings(podCIDRs, `${cluster.path}.podCIDRs`)
+        : typeof serviceCIDR === 'string'
+          ? [{ value: serviceCIDR, path: `${cluster.path}.serviceCIDR`, index: 0 }]
+          : [];
+    return texts.flatMap((cidr) => {
+      const range = parseIpv4Cidr(cidr.value);
+      return range ? [{ cluster, cidr, range }] : [];
+    });
+  });
+  return pairs(cidrs).filter(
+    ([a, b]) =>
+      a.cluster !== b.cluster &&
+      (networkOf(a.cluster.value) === networkOf(b.cluster.value)) === sameNetwork &&
+      rangesOverlap(a.range, b.range),
+  );
+}
+
+/** `"10.96.0.0/16" of cluster "east" (clusters[1]) on network "dc1"`. */
+function describeCidr(x: MemberCidr): string {
+  return `${quote(x.cidr.value)} of ${clusterName(x.cluster)} on ${networkName(networkOf(x.cluster.value))}`;
+}
+
+/** One Service flowing between two members on different networks. */
+interface Crossing {
+  /** The member concerned. */
+  readonly cluster: At<ClusterProps>;
+  /** The member on the other network. */
+  readonly partner: At<ClusterProps>;
+  readonly service: string;
+  /** Whether `cluster` exports the Service (to `partner`) or imports it (from `partner`). */
+  readonly exports: boolean;
+}
+
+/** The cross-network exchanges of one member: the first one found, and how many there are. */
+interface Exchanges {
+  readonly first: Crossing;
+  readonly count: number;
+}
+
+/**
+ * For each member that exchanges Services with a member on another network, its exchanges, in
+ * cluster order. An exporter sends its endpoints to every member (ResourceImports reach all
+ * members, antrea-mc.md §0.5), so each exporter crosses to every member on another network.
+ */
+function crossNetworkExchanges(m: ClusterSetProps): Exchanges[] {
+  const members = memberClusters(m);
+  const byId = new Map(members.map((c) => [c.value.id, c]));
+  const found = new Map<number, { first: Crossing; count: number }>();
+  const note = (cluster: At<ClusterProps>, partner: At<ClusterProps>, service: string, exports: boolean) => {
+    const seen = found.get(cluster.index);
+    if (seen) seen.count++;
+    else found.set(cluster.index, { first: { cluster, partner, service, exports }, count: 1 });
+  };
+  for (const s of objects(m.services, 'services')) {
+    const service = serviceKey(s.value) ?? s.path;
+    for (const id of new Set(strings(s.value.exportedFrom, '').map((e) => e.value))) {
+      const exporter = byId.get(id);
+      if (!exporter) continue;
+      const network = networkOf(exporter.value);
+      for (const other of members) {
+        if (networkOf(other.value) === network) continue;
+        note(exporter, other, service, true);
+        note(other, exporter, service, false);
+      }
+    }
+  }
+  return [...found.entries()].sort(([a], [b]) => a - b).map(([, x]) => x);
+}
+
+/** `cluster "west" (clusters[3]) on network "dc2"` and `it imports Service "prod/web" from cluster "east" (…) on network "dc1"`. */
+function describeExchanges({ first: x, count }: Exchanges): { who: string; what: string } {
+  const on = (c: At<ClusterProps>) => `${clusterName(c)} on ${networkName(networkOf(c.value))}`;
+  const verb = x.exports
+    ? `exports Service ${quote(x.service)} to`
+    : `imports Service ${quote(x.service)} from`;
+  const more = count > 1 ? ` (and ${count - 1} more cross-network exchange${count > 2 ? 's' : ''})` : '';
+  return { who: on(x.cluster), what: `it ${verb} ${on(x.partner)}${more}` };
+}
+
+// ---- the rules ----
+
+const identityRules: readonly Rule[] = [
+  rule(
+    'cluster-id-format',
+    "Cluster IDs are lowercase letters, digits and '-', alphanumeric at both ends, at most 63 characters.",
+    'The ID becomes the sourceClusterID label value and the name member-announce-from-<id>; the API server ' +
+      "refuses objects with an invalid label value or name, so the member's exports and announce never land.",
+    (m, report) => {
+      for (const c of clustersOf(m)) {
+        checkName(report, `${c.path}.id`, c.value.id, 'cluster ID', 63, DNS1123_LABEL, LABEL_WORDS);
+      }
+    },
+  ),
+  rule(
+    'clusterset-id-format',
+    'The ClusterSet ID is a DNS-1123 subdomain (it is metadata.name of every ClusterSet object).',
+    'The API server refuses a ClusterSet whose name is not a DNS-1123 subdomain, so no cluster joins the set.',
+    (m, report) =>
+      checkName(
+        report,
+        'clusterSetId',
+        m.clusterSetId,
+        'ClusterSet ID',
+        253,
+        DNS1123_SUBDOMAIN,
+        "lowercase letters, digits, '-' and '.', each dot-separated part starting and ending with a letter or digit",
+      ),
+  ),
+  rule(
+    'namespace-format',
+    'The leader and member controller namespaces are DNS-1123 labels.',
+    'The API server refuses a Namespace (and everything placed in it) whose name is not a DNS-1123 label.',
+    (m, report) => {
+      for (const field of ['leaderNamespace', 'memberNamespace'] as const) {
+        checkName(report, field, m[field], 'namespace', 63, DNS1123_LABEL, LABEL_WORDS);
+      }
+    },
+  ),
+  rule(
+    'cluster-id-duplicate',
+    'Every cluster has its own ID.',
+    'Two clusters with one ID write the same ResourceExports and announce: each overwrites the other, and the ' +
+      "leader's webhooks tie both identities to one cluster.",
+    (m, report) => {
+      for (const { first, dup } of duplicates(clustersOf(m), (c) => str(c.id))) {
+        report(
+          `${dup.path}.id`,
+          `cluster ID ${quote(dup.value.id)} is already the ID of ${first.path}`,
+          'give each cluster a unique ID',
+        );
+      }
+    },
+  ),
+  rule(
+    'member-id-dash-prefix',
+    "No member ID is another member ID followed by '-' (`east` / `east-1`).",
+    "Antrea's leader webhook refuses the MemberClusterAnnounce of a member whose ID forms a dash-prefix pair with " +
+      "another member's (HasClusterIDPrefixPair), so that member never joins; its ResourceExport names would be ambiguous.",
+    (m, report) => {
+      const unique = [...new Map(strings(m.members, 'members').map((x) => [x.value, x])).values()];
+      for (const [a, b] of pairs(unique)) {
+        if (!isDashPrefixPair(a.value, b.value)) continue;
+        report(
+          b.path,
+          `member IDs ${quote(a.value)} (${a.path}) and ${quote(b.value)} (${b.path}) form a dash-prefix pair, which Antrea refuses`,
+          `rename one of the two clusters so that neither ID is the other followed by '-'`,
+        );
+      }
+    },
+  ),
+  rule(
+    'leader-unknown',
+    'The leader is one of the declared clusters.',
+    'Without the leader cluster there is no API server for members to join: every member ClusterSet points nowhere.',
+    (m, report) => {
+      const leader = str(m.leader);
+      if (leader === undefined || clusterById(m).has(leader)) return;
+      report(
+        'leader',
+        `leader ${quote(leader)} is not the ID of any cluster in clusters`,
+        orClosest(
+          leader,
+          clusterById(m).keys(),
+          'set leader to the ID of a declared cluster, or declare that cluster',
+        ),
+      );
+    },
+  ),
+  rule(
+    'member-unknown',
+    'Every member is one of the declared clusters.',
+    'A member without a cluster has no API server, network or CIDRs: its bundle, identity and gateway cannot be compiled.',
+    (m, report) => {
+      const byId = clusterById(m);
+      for (const x of strings(m.members, 'members')) {
+        if (byId.has(x.value)) continue;
+        report(
+          x.path,
+          `member ${quote(x.value)} is not the ID of any cluster in clusters`,
+          orClosest(x.value, byId.keys(), 'declare the cluster in clusters, or remove it from members'),
+        );
+      }
+    },
+  ),
+  rule(
+    'members-empty',
+    'The ClusterSet has at least one member.',
+    'A ClusterSet without members exchanges nothing: no member controller ever imports a Service or policy.',
+    (m, report) => {
+      if (Array.isArray(m.members) && m.members.length === 0) {
+        report('members', 'the ClusterSet has no members', 'list at least one cluster ID in members');
+      }
+    },
+  ),
+  rule(
+    'member-duplicate',
+    'Each member is listed once.',
+    'A member listed twice would get two identities (ServiceAccounts) tied to one cluster ID in the leader.',
+    (m, report) => {
+      for (const { first, dup } of duplicates(strings(m.members, 'members'), (x) => x)) {
+        report(
+          dup.path,
+          `member ${quote(dup.value)} is already listed at ${first.path}`,
+          'list each member once',
+        );
+      }
+    },
+  ),
+];
+
+const serviceRules: readonly Rule[] = [
+  rule(
+    'service-name-format',
+    'Exported Service names are DNS-1035 labels of at most 53 characters.',
+    'Members import the Service as antrea-mc-<name>, which must be a Service name of at most 63 characters; a ' +
+      'longer or malformed name is refused by the API server in every importing member.',
+    (m, report) => {
+      for (const s of objects(m.services, 'services')) {
+        checkName(
+          report,
+          `${s.path}.name`,
+          s.value.name,
+          'Service name',
+          53,
+          DNS1035_LABEL,
+          "lowercase letters, digits and '-', starting with a letter and ending with a letter or digit",
+        );
+      }
+    },
+  ),
+  rule(
+    'service-namespace-format',
+    "Exported Services' namespaces are DNS-1123 labels.",
+    "Antrea's leader webhook refuses Service ResourceExports whose namespace is not a DNS-1123 label.",
+    (m, report) => {
+      for (const s of objects(m.services, 'services')) {
+        checkName(
+          report,
+          `${s.path}.namespace`,
+          s.value.namespace,
+          'namespace',
+          63,
+          DNS1123_LABEL,
+          LABEL_WORDS,
+        );
+      }
+    },
+  ),
+  rule(
+    'service-duplicate',
+    'Each (namespace, name) Service is declared once.',
+    'Two declarations compile to one ResourceImport with two port lists; the second overwrites the first.',
+    (m, report) => {
+      for (const { first, dup } of duplicates(objects(m.services, 'services'), serviceKey)) {
+        report(
+          dup.path,
+          `Service ${quote(serviceKey(dup.value))} is already declared at ${first.path}`,
+          'declare each Service once, listing every exporting member in its exportedFrom',
+        );
+      }
+    },
+  ),
+  rule(
+    'service-import-name-collision',
+    'No two Services give the same `<namespace>-<name>-service` ResourceImport name.',
+    "Antrea names imports by plain concatenation: the first Service's export wins the name and the other one gets " +
+      'a permanent ConvergeFailure, so it is never imported anywhere.',
+    (m, report) => {
+      const named = objects(m.services, 'services').filter((s) => serviceKey(s.value) !== undefined);
+      const importName = (s: { namespace: string; name: string }) => serviceImportName(s.namespace, s.name);
+      for (const { first, dup } of duplicates(named, importName)) {
+        if (serviceKey(first.value) === serviceKey(dup.value)) continue;
+        report(
+          dup.path,
+          `Service ${quote(serviceKey(dup.value))} and Service ${quote(serviceKey(first.value))} (${first.path}) ` +
+            `both become ResourceImport ${quote(importName(dup.value))}`,
+          'rename one of the two Services or move it to another namespace',
+        );
+      }
+    },
+  ),
+  rule(
+    'service-export-not-member',
+    'Services are exported only from members.',
+    'A cluster that is not a member runs no member controller and has no identity in the leader: its ServiceExport ' +
+      'is never turned into a ResourceExport, so the Service silently has no endpoints from it.',
+    (m, report) => {
+      const members = memberIds(m);
+      const byId = clusterById(m);
+      for (const s of objects(m.services, 'services')) {
+        for (const x of strings(s.value.exportedFrom, `${s.path}.exportedFrom`)) {
+          if (members.has(x.value)) continue;
+          const known = byId.has(x.value);
+          report(
+            x.path,
+            known
+              ? `cluster ${quote(x.value)} exports ${quote(serviceKey(s.value))} but is not a member`
+              : `${quote(x.value)} is not the ID of any cluster`,
+            known
+              ? `add ${quote(x.value)} to members, or remove it from exportedFrom`
+              : orClosest(x.value, members, 'name a member in exportedFrom'),
+          );
+        }
+      }
+    },
+  ),
+  rule(
+    'service-exported-from-empty',
+    'Every exported Service has at least one exporting member.',
+    'A ServiceImport with no exporter gives importing members an antrea-mc-<name> Service without endpoints: ' +
+      'connections to it fail.',
+    (m, report) => {
+      for (const s of objects(m.services, 'services')) {
+        if (Array.isArray(s.value.exportedFrom) && s.value.exportedFrom.length === 0) {
+          report(
+            `${s.path}.exportedFrom`,
+            `Service ${quote(serviceKey(s.value))} is exported from no member`,
+            'list the members that export it, or remove the Service',
+          );
+        }
+      }
+    },
+  ),
+  rule(
+    'service-port-name-duplicate',
+    'Port names are unique within a Service.',
+    'Kubernetes refuses the imported antrea-mc-<name> Service when two ports share a name.',
+    (m, report) => {
+      for (const s of objects(m.services, 'services')) {
+        const ports = objects(s.value.ports, `${s.path}.ports`);
+        for (const { first, dup } of duplicates(ports, (p) => str(p.name) || undefined)) {
+          report(
+            `${dup.path}.name`,
+            `port name ${quote(dup.value.name)} is already used by ${first.path}`,
+            'give each port of the Service its own name',
+          );
+        }
+      }
+    },
+  ),
+  rule(
+    'service-port-duplicate',
+    'A (port, protocol) pair appears once within a Service.',
+    'Kubernetes refuses the imported antrea-mc-<name> Service when two ports share a number and protocol.',
+    (m, report) => {
+      for (const s of objects(m.services, 'services')) {
+        const ports = objects(s.value.ports, `${s.path}.ports`);
+        const key = (p: { port?: unknown; protocol?: unknown }) =>
+          typeof p.port === 'number' ? `${p.port}/${str(p.protocol) ?? 'TCP'}` : undefined;
+        for (const { first, dup } of duplicates(ports, key)) {
+          report(
+            `${dup.path}.port`,
+            `port ${quote(key(dup.value))} is already declared at ${first.path}`,
+            'remove the duplicate port or change its number or protocol',
+          );
+        }
+      }
+    },
+  ),
+  rule(
+    'service-port-name-missing',
+    'Every port is named when a Service has more than one port.',
+    'Kubernetes refuses the imported antrea-mc-<name> Service when one of several ports has no name.',
+    (m, report) => {
+      for (const s of objects(m.services, 'services')) {
+        const ports = objects(s.value.ports, `${s.path}.ports`);
+        if (ports.length < 2) continue;
+        for (const p of ports) {
+          if (str(p.value.name)) continue;
+          report(
+            `${p.path}.name`,
+            `port ${quote(p.value.port)} has no name, but Service ${quote(serviceKey(s.value))} has ${ports.length} ports`,
+            'name every port of the Service, as the Service in the exporting clusters does',
+          );
+        }
+      }
+    },
+  ),
+  rule(
+    'service-port-range',
+    'Port numbers are integers from 1 to 65535.',
+    'Kubernetes refuses the imported antrea-mc-<name> Service, and the ServiceImport never gets an IP.',
+    (m, report) => {
+      for (const s of objects(m.services, 'services')) {
+        for (const p of objects(s.value.ports, `${s.path}.ports`)) {
+          const port = p.value.port;
+          if (typeof port !== 'number' || (Number.isInteger(port) && port >= 1 && port <= 65535)) continue;
+          report(
+            `${p.path}.port`,
+            `port ${quote(port)} is not an integer from 1 to 65535`,
+            'use a valid port number',
+          );
+        }
+      }
+    },
+  ),
+];
+
+const tierRules: readonly Rule[] = [
+  rule(
+    'tier-name-duplicate',
+    'Each custom Tier is declared once.',
+    'Two Tier objects with one name overwrite each other in every member.',
+    (m, report) => {
+      for (const { first, dup } of duplicates(objects(m.tiers, 'tiers'), (t) => str(t.name))) {
+        report(
+          `${dup.path}.name`,
+          `Tier ${quote(dup.value.name)} is already declared at ${first.path}`,
+          'declare each Tier once',
+        );
+      }
+    },
+  ),
+  rule(
+    'tier-priority-duplicate',
+    'Custom Tiers have distinct priorities.',
+    "antrea-controller's Tier webhook refuses a Tier whose priority another Tier already has, so the second Tier " +
+      'and every policy in it are missing.',
+    (m, report) => {
+      const key = (t: { priority?: unknown }) =>
+        typeof t.priority === 'number' ? String(t.priority) : undefined;
+      for (const { first, dup } of duplicates(objects(m.tiers, 'tiers'), key)) {
+        report(
+          `${dup.path}.priority`,
+          `Tier ${quote(dup.value.name)} has priority ${quote(dup.value.priority)}, already used by Tier ${quote(first.value.name)} (${first.path})`,
+          'give each Tier its own priority',
+        );
+      }
+    },
+  ),
+  rule(
+    'tier-builtin-clash',
+    "Custom Tiers do not reuse a built-in Tier's name.",
+    'Built-in Tiers already exist and cannot be changed: applying a custom Tier of that name fails or is overwritten.',
+    (m, report) => {
+      for (const t of objects(m.tiers, 'tiers')) {
+        const name = str(t.value.name);
+        if (name === undefined || !BUILTIN_TIERS.includes(name)) continue;
+        report(
+          `${t.path}.name`,
+          `Tier ${quote(name)} is one of Antrea's built-in Tiers (${quoteList(BUILTIN_TIERS)})`,
+          'use the built-in Tier without declaring it, or give the custom Tier another name',
+        );
+      }
+    },
+  ),
+];
+
+const policyRules: readonly Rule[] = [
+  rule(
+    'policy-name-format',
+    'Policy names are DNS-1123 labels of at most 53 characters.',
+    'Members import a replicated policy as antrea-mc-<name>, and its name is a sourceName label value (at most 63): ' +
+      'longer or malformed names are refused by the API server.',
+    (m, report) => {
+      for (const p of policiesOf(m)) {
+        checkName(report, `${p.path}.name`, p.value.name, 'policy name', 53, DNS1123_LABEL, LABEL_WORDS);
+      }
+    },
+  ),
+  rule(
+    'policy-name-duplicate',
+    'Policy names are unique across baseline and stretched policies.',
+    'Both become ClusterNetworkPolicy antrea-mc-<name> in the same member: one overwrites the other, or the member ' +
+      'refuses the import as conflicting with an existing policy.',
+    (m, report) => {
+      for (const { first, dup } of duplicates(policiesOf(m), (p) => str(p.name))) {
+        report(
+          `${dup.path}.name`,
+          `policy name ${quote(dup.value.name)} is already used by ${first.path}`,
+          'give each policy a unique name',
+        );
+      }
+    },
+  ),
+  rule(
+    'policy-priority-range',
+    'Policy priorities are from 1 to 10000.',
+    'The ClusterNetworkPolicy CRD refuses a priority outside 1..10000, so the policy never exists in any member.',
+    (m, report) => {
+      for (const p of policiesOf(m)) {
+        const priority = p.value.priority;
+        if (typeof priority !== 'number' || (priority >= 1 && priority <= 10000)) continue;
+        report(
+          `${p.path}.priority`,
+          `priority ${quote(priority)} is not from 1 to 10000`,
+          'use a priority from 1 to 10000',
+        );
+      }
+    },
+  ),
+  rule(
+    'policy-tier-unknown',
+    'A policy names a built-in Tier or one declared in tiers.',
+    'antrea-controller refuses a policy whose Tier does not exist; a replicated one is dropped by the member ' +
+      '(Warning Event, never retried).',
+    (m, report) => {
+      const known = [...BUILTIN_TIERS, ...objects(m.tiers, 'tiers').flatMap((t) => str(t.value.name) ?? [])];
+      for (const p of policiesOf(m)) {
+        const tier = str(p.value.tier);
+        if (!tier || known.includes(tier)) continue;
+        report(
+          `${p.path}.tier`,
+          `Tier ${quote(tier)} is neither built in nor declared in tiers`,
+          orClosest(tier, known, 'declare the Tier in tiers, or use one of the built-in Tiers'),
+        );
+      }
+    },
+  ),
+  rule(
+    'baseline-policy-tier-missing',
+    'Every baseline policy names its Tier explicitly.',
+    'A replicated ACNP without an existing Tier is silently dropped by the member (a Warning Event in the leader) ' +
+      'and never retried.',
+    (m, report) => {
+      for (const p of policiesOf(m)) {
+        if (p.kind !== 'baseline' || (p.value.tier !== undefined && p.value.tier !== '')) continue;
+        report(
+          `${p.path}.tier`,
+          `baseline policy ${quote(p.value.name)} has no Tier`,
+          `set tier, e.g. ${quote('application')}, or a Tier declared in tiers`,
+        );
+      }
+    },
+  ),
+  rule(
+    'egress-service-unknown',
+    'Egress toServices name Services declared in services.',
+    'antrea-controller rewrites toServices to antrea-mc-<name>, which exists only for imported Services: a ' +
+      'reference to anything else matches nothing, and the rule silently allows or drops nothing.',
+    (m, report) => {
+      const declared = new Set(objects(m.services, 'services').flatMap((s) => serviceKey(s.value) ?? []));
+      for (const p of policiesOf(m)) {
+        for (const r of egressOf(p)) {
+          for (const ref of objects(r.value.toServices, `${r.path}.toServices`)) {
+            const key = serviceKey(ref.value);
+            if (key === undefined || declared.has(key)) continue;
+            report(
+              ref.path,
+              `toServices names Service ${quote(key)}, which is not declared in services`,
+              orClosest(key, declared, 'declare the Service in services, or name a declared one'),
+            );
+          }
+        }
+      }
+    },
+  ),
+  rule(
+    'egress-to-services-combined',
+    'An egress rule with toServices has neither `to` nor `ports`.',
+    "antrea-controller's validation refuses a rule combining toServices with to, ports or protocols, so the whole " +
+      'policy is refused.',
+    (m, report) => {
+      for (const p of policiesOf(m)) {
+        for (const r of egressOf(p)) {
+          if (!nonEmpty(r.value.toServices)) continue;
+          for (const field of ['to', 'ports'] as const) {
+            if (!nonEmpty(r.value[field])) continue;
+            report(
+              `${r.path}.${field}`,
+              `egress rule ${quote(r.value.name ?? r.index)} combines toServices with ${field}`,
+              `split it into two rules: one with toServices only, one with ${field}`,
+            );
+          }
+        }
+      }
+    },
+  ),
+  rule(
+    'egress-peer-scope-clusterset',
+    'Egress `to` peers do not use `scope: ClusterSet`.',
+    'The ClusterNetworkPolicy schema has no scope under egress to: the API server prunes it and the peer silently ' +
+      'matches only the local cluster.',
+    (m, report) => {
+      for (const p of policiesOf(m)) {
+        for (const r of egressOf(p)) {
+          for (const peer of peersOf(r, 'to')) {
+            if (peer.value.scope !== 'ClusterSet') continue;
+            report(
+              `${peer.path}.scope`,
+              `egress peer has scope ${quote('ClusterSet')}, which Antrea only allows on ingress peers`,
+              'reach Services in other clusters with toServices instead, or remove scope',
+            );
+          }
+        }
+      }
+    },
+  ),
+  rule(
+    'baseline-policy-stretched-feature',
+    'Baseline policies use ClusterSet scope or toServices only when every member enables stretched NetworkPolicy.',
+    'Baseline policies reach every member; a member without stretched NetworkPolicy skips toServices entries and ' +
+      'ClusterSet-scope peers (antrea-controller logs an error), so the policy allows or drops less than written.',
+    (m, report) => {
+      const lacking = memberClusters(m).filter((c) => !stretchedEnabled(c.value));
+      if (lacking.length === 0) return;
+      const ids = quoteList(lacking.map((c) => c.value.id));
+      const fix = `move the rule to a stretched policy, or set enableStretchedNetworkPolicy: true on ${ids}`;
+      for (const p of policiesOf(m)) {
+        if (p.kind !== 'baseline') continue;
+        const because = `baseline policy ${quote(p.value.name)} reaches every member, and ${ids} do${lacking.length === 1 ? 'es' : ''} not enable stretched NetworkPolicy`;
+        for (const r of ingressOf(p)) {
+          for (const peer of peersOf(r, 'from')) {
+            if (peer.value.scope === 'ClusterSet')
+              report(`${peer.path}.scope`, `uses scope "ClusterSet", but ${because}`, fix);
+          }
+        }
+        for (const r of egressOf(p)) {
+          if (nonEmpty(r.value.toServices))
+            report(`${r.path}.toServices`, `uses toServices, but ${because}`, fix);
+        }
+      }
+    },
+  ),
+  rule(
+    'stretched-policy-member-unknown',
+    "A stretched policy's members are members of the ClusterSet.",
+    'A policy for a cluster outside the set is never rendered anywhere, so the protection it describes does not exist.',
+    (m, report) => {
+      const members = memberIds(m);
+      const byId = clusterById(m);
+      for (const p of policiesOf(m)) {
+        if (p.kind !== 'stretched') continue;
+        for (const x of strings((p.value as StretchedPolicyProps).members, `${p.path}.members`)) {
+          if (members.has(x.value)) continue;
+          report(
+            x.path,
+            byId.has(x.value)
+              ? `cluster ${quote(x.value)} is not a member`
+              : `${quote(x.value)} is not the ID of any cluster`,
+            orClosest(x.value, members, 'name members only, or add the cluster to members'),
+          );
+        }
+      }
+    },
+  ),
+  rule(
+    'stretched-policy-member-disabled',
+    'Every member a stretched policy targets enables stretched NetworkPolicy.',
+    "Without enableStretchedNetworkPolicy, the member's antrea-controller skips ClusterSet-scope peers and toServices " +
+      'and no LabelIdentities are exchanged, so the stretched rules match nothing there.',
+    (m, report) => {
+      const byId = new Map(memberClusters(m).map((c) => [c.value.id, c]));
+      const fix = (id: string) =>
+        `set enableStretchedNetworkPolicy: true on cluster ${quote(id)}, or stop targeting it`;
+      for (const p of policiesOf(m)) {
+        if (p.kind !== 'stretched') continue;
+        const listed = (p.value as StretchedPolicyProps).members;
+        const targets: { cluster: At<ClusterProps> | undefined; path: string }[] =
+          listed === undefined
+            ? [...byId.values()].map((cluster) => ({ cluster, path: p.path }))
+            : strings(listed, `${p.path}.members`).map((x) => ({ cluster: byId.get(x.value), path: x.path }));
+        for (const { cluster, path } of targets) {
+          if (!cluster || stretchedEnabled(cluster.value)) continue;
+          report(
+            path,
+            `stretched policy ${quote(p.value.name)} targets ${clusterName(cluster)}${listed === undefined ? ' (every member is targeted by default)' : ''}, which does not enable stretched NetworkPolicy`,
+            fix(cluster.value.id),
+          );
+        }
+      }
+    },
+  ),
+  rule(
+    'policy-rule-name-duplicate',
+    'Rule names are unique within a policy.',
+    'antrea-controller refuses a ClusterNetworkPolicy whose rules share a name.',
+    (m, report) => {
+      for (const p of policiesOf(m)) {
+        const named = [...ingressOf(p), ...egressOf(p)];
+        for (const { first, dup } of duplicates(named, (r) => str(r.name) || undefined)) {
+          report(
+            `${dup.path}.name`,
+            `rule name ${quote(dup.value.name)} is already used by ${first.path}`,
+            'give each rule of the policy its own name',
+          );
+        }
+      }
+    },
+  ),
+];
+
+const networkRules: readonly Rule[] = [
+  rule(
+    'network-gateway-missing',
+    'A member that exchanges Services with a member on another network has gateway nodes.',
+    'Across networks, traffic to imported Services goes through Multi-cluster Gateways; without a gateway the ' +
+      'member exports no ClusterInfo and gets no tunnel, so cross-network connections time out.',
+    (m, report) => {
+      for (const xs of crossNetworkExchanges(m)) {
+        const c = xs.first.cluster;
+        const gw = c.value.gateway;
+        if (isObject(gw) && nonEmpty(gw.nodes)) continue;
+        const { who, what } = describeExchanges(xs);
+        report(
+          isObject(gw) ? `${c.path}.gateway.nodes` : `${c.path}.gateway`,
+          `${who} has no gateway nodes, but ${what}`,
+          `declare gateway.nodes for cluster ${quote(c.value.id)}, or put the clusters on the same network`,
+        );
+      }
+    },
+  ),
+  rule(
+    'network-podip-cross-network',
+    'A member that exchanges Services with a member on another network uses ClusterIP endpoints.',
+    'In PodIP mode the exported endpoints are Pod IPs, which are not routable from another network: connections ' +
+      'to the imported Service fail.',
+    (m, report) => {
+      for (const xs of crossNetworkExchanges(m)) {
+        const c = xs.first.cluster;
+        if (c.value.endpointIPType !== 'PodIP') continue;
+        const { who, what } = describeExchanges(xs);
+        report(
+          `${c.path}.endpointIPType`,
+          `${who} uses endpointIPType "PodIP", but ${what}: Pod IPs are not routable across networks`,
+          `set endpointIPType: "ClusterIP" on cluster ${quote(c.value.id)}, or put the clusters on the same network`,
+        );
+      }
+    },
+  ),
+  rule(
+    'network-service-cidr-overlap',
+    'Members on different networks have disjoint Service CIDRs.',
+    "Antrea's gateways route cross-network traffic by the remote cluster's Service CIDR: an overlapping range " +
+      'sends traffic for remote ClusterIPs to the local cluster, or the other way round.',
+    (m, report) => {
+      for (const [a, b] of overlappingCidrs(m, 'serviceCIDR', false)) {
+        report(
+          b.cidr.path,
+          `Service CIDR ${describeCidr(b)} overlaps Service CIDR ${describeCidr(a)}`,
+          'give clusters on different networks disjoint Service CIDRs',
+        );
+      }
+    },
+  ),
+  rule(
+    'network-pod-cidr-overlap',
+    'Members on the same network have disjoint Pod CIDRs.',
+    'On a flat network Pod IPs are used as endpoints and routed directly: an IP in two clusters is ambiguous, and ' +
+      'traffic reaches the wrong Pod.',
+    (m, report) => {
+      for (const [a, b] of overlappingCidrs(m, 'podCIDRs', true)) {
+        report(
+          b.cidr.path,
+          `Pod CIDR ${describeCidr(b)} overlaps Pod CIDR ${describeCidr(a)}, the same network`,
+          'give clusters on the same network disjoint Pod CIDRs',
+        );
+      }
+    },
+  ),
+  rule(
+    'ipv4-format',
+    'Service CIDRs, Pod CIDRs and gateway IPs are valid IPv4 (a.b.c.d/n, a.b.c.d).',
+    'Antrea Multi-cluster is IPv4-only: the member controller fails to start on an invalid serviceCIDR or podCIDRs, ' +
+      'and a Node with an invalid gateway-ip annotation never becomes the Gateway.',
+    (m, report) => {
+      const bad = (path: string, value: string, what: string, example: string) =>
+        report(
+          path,
+          `${quote(value)} is not ${what}${value.includes(':') ? ' (IPv6 is not supported by Antrea Multi-cluster)' : ''}`,
+          `write it as ${what}, e.g. ${quote(example)}`,
+        );
+      for (const c of clustersOf(m)) {
+        const svc = str(c.value.serviceCIDR);
+        if (svc !== undefined && !parseIpv4Cidr(svc))
+          bad(`${c.path}.serviceCIDR`, svc, 'an IPv4 CIDR', '10.96.0.0/16');
+        for (const x of strings(c.value.podCIDRs, `${c.path}.podCIDRs`)) {
+          if (!parseIpv4Cidr(x.value)) bad(x.path, x.value, 'an IPv4 CIDR', '10.244.0.0/16');
+        }
+        const gw = c.value.gateway;
+        for (const n of isObject(gw) ? objects(gw.nodes, `${c.path}.gateway.nodes`) : []) {
+          const ip = str(n.value.ip);
+          if (ip !== undefined && parseIpv4(ip) === undefined)
+            bad(`${n.path}.ip`, ip, 'an IPv4 address', '192.0.2.10');
+        }
+      }
+    },
+  ),
+  rule(
+    'podip-pod-cidrs-missing',
+    'A cluster using PodIP endpoints declares its Pod CIDRs.',
+    'In PodIP mode the gateways route to remote Pod IPs by the podCIDRs the member controller announces; without ' +
+      'them cross-cluster Pod traffic has no route.',
+    (m, report) => {
+      for (const c of clustersOf(m)) {
+        if (c.value.endpointIPType !== 'PodIP' || nonEmpty(c.value.podCIDRs)) continue;
+        report(
+          `${c.path}.podCIDRs`,
+          `${clusterName(c)} uses endpointIPType "PodIP" but declares no podCIDRs`,
+          'list the Pod CIDRs of the cluster, or use endpointIPType "ClusterIP"',
+        );
+      }
+    },
+  ),
+];
+
+const clusterRules: readonly Rule[] = [
+  rule(
+    'api-server-url',
+    'API server URLs are https URLs with a host.',
+    "The member controller connects to the leader only over TLS with the leader token's CA; Argo CD and Flux need a " +
+      'reachable URL to deliver each bundle.',
+    (m, report) => {
+      for (const c of clustersOf(m)) {
+        const url = str(c.value.apiServer);
+        if (url === undefined || isHttpsUrl(url)) continue;
+        report(
+          `${c.path}.apiServer`,
+          `API server ${quote(url)} is not an https URL`,
+          `write it as https://<host>:<port>, e.g. ${quote('https://east.example.com:6443')}`,
+        );
+      }
+    },
+  ),
+];
+
+function isHttpsUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return u.protocol === 'https:' && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** Every rule, in a stable order. IDs are stable: tests and users refer to them. */
+export const RULES: readonly Rule[] = [
+  ...identityRules,
+  ...serviceRules,
+  ...tierRules,
+  ...policyRules,
+  ...networkRules,
+  ...clusterRules,
+];

@@ -1,0 +1,188 @@
+/**
+ * Small helpers shared by the schema check and the rules: quoting received values, walking a
+ * possibly malformed model with the paths of its elements, finding duplicates and near matches.
+ *
+ * The rules run even when the schema check failed, so every helper here accepts anything: a list
+ * that is missing or not a list is empty, an element that is not an object is skipped.
+ */
+import type {
+  ClusterProps,
+  ClusterSetProps,
+  EgressRuleProps,
+  IngressRuleProps,
+  PeerProps,
+  PolicyProps,
+} from '../model';
+
+/** A value found in the model, with its path (`clusters[2]`) and its index in the input list. */
+export interface At<T> {
+  readonly value: T;
+  readonly path: string;
+  readonly index: number;
+}
+
+export function isObject(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+/** `x` when it is a string, otherwise undefined. */
+export function str(x: unknown): string | undefined {
+  return typeof x === 'string' ? x : undefined;
+}
+
+/** How a received value is quoted in a message: strings in double quotes, long values cut. */
+export function quote(x: unknown): string {
+  if (x === undefined) return 'nothing';
+  const s = JSON.stringify(x) ?? String(x);
+  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+}
+
+/** `"a", "b" and "c"`. */
+export function quoteList(xs: readonly unknown[]): string {
+  const qs = xs.map(quote);
+  return qs.length <= 1 ? (qs[0] ?? '') : `${qs.slice(0, -1).join(', ')} and ${qs[qs.length - 1]}`;
+}
+
+/** The object elements of a list, with their paths; anything else yields nothing. */
+export function objects<T>(list: readonly T[] | undefined, path: string): At<T>[] {
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((value: unknown, index) =>
+    isObject(value) ? [{ value: value as T, path: `${path}[${index}]`, index }] : [],
+  );
+}
+
+/** The string elements of a list, with their paths. */
+export function strings(list: readonly string[] | undefined, path: string): At<string>[] {
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((value: unknown, index) =>
+    typeof value === 'string' ? [{ value, path: `${path}[${index}]`, index }] : [],
+  );
+}
+
+/** Each element whose key was already seen, with the first element that had that key. */
+export function duplicates<T>(
+  items: readonly At<T>[],
+  key: (t: T) => string | undefined,
+): { readonly first: At<T>; readonly dup: At<T> }[] {
+  const seen = new Map<string, At<T>>();
+  const out: { first: At<T>; dup: At<T> }[] = [];
+  for (const item of items) {
+    const k = key(item.value);
+    if (k === undefined) continue;
+    const first = seen.get(k);
+    if (first) out.push({ first, dup: item });
+    else seen.set(k, item);
+  }
+  return out;
+}
+
+/** Every unordered pair `[a, b]` of the list, `a` listed before `b`. */
+export function pairs<T>(items: readonly T[]): [T, T][] {
+  return items.flatMap((a, i) => items.slice(i + 1).map((b): [T, T] => [a, b]));
+}
+
+/** Levenshtein distance, for "did you mean" suggestions. */
+export function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+/** The candidate closest to `s` (same letters ignoring case, or at most 2 edits away), if any. */
+export function closest(s: string, candidates: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestScore = Infinity;
+  for (const c of candidates) {
+    if (c === s) continue;
+    const score = c.toLowerCase() === s.toLowerCase() ? 0 : editDistance(s.toLowerCase(), c.toLowerCase());
+    if (score <= 2 && score < bestScore) [best, bestScore] = [c, score];
+  }
+  return best;
+}
+
+/** `fix`, preceded by `did you mean "x"? If not, ` when a candidate is close to `s`. */
+export function orClosest(s: string, candidates: Iterable<string>, fix: string): string {
+  const c = closest(s, candidates);
+  return c === undefined ? fix : `did you mean ${quote(c)}? If not, ${fix}`;
+}
+
+// ---- the model ----
+
+export function clustersOf(m: ClusterSetProps): At<ClusterProps>[] {
+  return objects(m.clusters, 'clusters');
+}
+
+/** Clusters by ID, first occurrence wins. */
+export function clusterById(m: ClusterSetProps): Map<string, At<ClusterProps>> {
+  const byId = new Map<string, At<ClusterProps>>();
+  for (const c of clustersOf(m)) {
+    const id = str(c.value.id);
+    if (id !== undefined && !byId.has(id)) byId.set(id, c);
+  }
+  return byId;
+}
+
+/** The member IDs, as listed. */
+export function memberIds(m: ClusterSetProps): Set<string> {
+  return new Set(strings(m.members, 'members').map((x) => x.value));
+}
+
+/** The clusters that are members, once each, in cluster order. */
+export function memberClusters(m: ClusterSetProps): At<ClusterProps>[] {
+  const ids = memberIds(m);
+  return [...clusterById(m).values()].filter((c) => ids.has(c.value.id));
+}
+
+/** The network of a cluster; `''` is the default network. */
+export function networkOf(c: ClusterProps): string {
+  return str(c.network) ?? '';
+}
+
+/** `network "a"` or `the default network`. */
+export function networkName(network: string): string {
+  return network === '' ? 'the default network' : `network ${quote(network)}`;
+}
+
+/** `cluster "east" (clusters[0])`. */
+export function clusterName(c: At<ClusterProps>): string {
+  return `cluster ${quote(c.value.id)} (${c.path})`;
+}
+
+export interface PolicyAt extends At<PolicyProps> {
+  readonly kind: 'baseline' | 'stretched';
+}
+
+/** Baseline then stretched policies, with their paths. */
+export function policiesOf(m: ClusterSetProps): PolicyAt[] {
+  return [
+    ...objects(m.baselinePolicies, 'baselinePolicies').map((p) => ({ ...p, kind: 'baseline' as const })),
+    ...objects(m.stretchedPolicies, 'stretchedPolicies').map((p) => ({ ...p, kind: 'stretched' as const })),
+  ];
+}
+
+export function ingressOf(p: At<PolicyProps>): At<IngressRuleProps>[] {
+  return objects(p.value.ingress, `${p.path}.ingress`);
+}
+
+export function egressOf(p: At<PolicyProps>): At<EgressRuleProps>[] {
+  return objects(p.value.egress, `${p.path}.egress`);
+}
+
+/** The peers of a rule (`from` of ingress rules, `to` of egress rules), with their paths. */
+export function peersOf(rule: At<IngressRuleProps>, field: 'from'): At<PeerProps>[];
+export function peersOf(rule: At<EgressRuleProps>, field: 'to'): At<PeerProps>[];
+export function peersOf(rule: At<IngressRuleProps | EgressRuleProps>, field: 'from' | 'to'): At<PeerProps>[] {
+  const list = (rule.value as unknown as Record<string, readonly PeerProps[] | undefined>)[field];
+  return objects(list, `${rule.path}.${field}`);
+}
+
+/** Whether a list property holds at least one element. */
+export function nonEmpty(x: unknown): boolean {
+  return Array.isArray(x) && x.length > 0;
+}

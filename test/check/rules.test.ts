@@ -1,0 +1,751 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Diagnostic } from '../../lib/diagnostics';
+import { sortDiagnostics } from '../../lib/diagnostics';
+import { checkModel, RULES } from '../../lib/check';
+import { compile } from '../../lib/compile';
+import { parseIpv4, parseIpv4Cidr, rangesOverlap } from '../../lib/check/ipv4';
+import type { ClusterSetProps } from '../../lib/model';
+import { baseModel, broken, type ModelDraft } from './fixtures';
+
+/** One minimal way to break the base model for a rule, and where the rule must point. */
+interface Case {
+  readonly when: string;
+  readonly mutate: (m: ModelDraft) => void;
+  readonly path: string;
+}
+
+/** At least one case per rule ID; the test "every rule has a case" keeps this table complete. */
+const CASES: Record<string, readonly Case[]> = {
+  'cluster-id-format': [
+    {
+      when: 'a cluster ID has an uppercase letter and "_"',
+      mutate: (m) => void (m.clusters[1]!.id = 'East_1'),
+      path: 'clusters[1].id',
+    },
+    {
+      when: 'a cluster ID is 64 characters long',
+      mutate: (m) => void (m.clusters[0]!.id = 'h'.repeat(64)),
+      path: 'clusters[0].id',
+    },
+    {
+      when: 'a cluster ID ends with "-"',
+      mutate: (m) => void (m.clusters[0]!.id = 'hub-'),
+      path: 'clusters[0].id',
+    },
+  ],
+  'clusterset-id-format': [
+    {
+      when: 'the ClusterSet ID has an uppercase letter',
+      mutate: (m) => void (m.clusterSetId = 'Prod_Set'),
+      path: 'clusterSetId',
+    },
+  ],
+  'namespace-format': [
+    {
+      when: 'the leader namespace has "_"',
+      mutate: (m) => void (m.leaderNamespace = 'antrea_mc'),
+      path: 'leaderNamespace',
+    },
+    {
+      when: 'the member namespace has a "."',
+      mutate: (m) => void (m.memberNamespace = 'kube.system'),
+      path: 'memberNamespace',
+    },
+  ],
+  'cluster-id-duplicate': [
+    {
+      when: 'two clusters share the ID "east"',
+      mutate: (m) => void (m.clusters[2]!.id = 'east'),
+      path: 'clusters[2].id',
+    },
+  ],
+  'member-id-dash-prefix': [
+    {
+      when: 'members "east" and "east-1" form a dash-prefix pair',
+      mutate: (m) => {
+        m.clusters[2]!.id = 'east-1';
+        m.members[1] = 'east-1';
+      },
+      path: 'members[1]',
+    },
+  ],
+  'leader-unknown': [
+    { when: 'the leader names no cluster', mutate: (m) => void (m.leader = 'hubb'), path: 'leader' },
+  ],
+  'member-unknown': [
+    { when: 'a member names no cluster', mutate: (m) => void m.members.push('south'), path: 'members[3]' },
+  ],
+  'members-empty': [{ when: 'members is empty', mutate: (m) => void (m.members = []), path: 'members' }],
+  'member-duplicate': [
+    { when: '"east" is listed twice', mutate: (m) => void m.members.push('east'), path: 'members[3]' },
+  ],
+  'service-name-format': [
+    {
+      when: 'a Service name is 54 characters long',
+      mutate: (m) => void (m.services![0]!.name = 'w'.repeat(54)),
+      path: 'services[0].name',
+    },
+    {
+      when: 'a Service name starts with a digit',
+      mutate: (m) => void (m.services![1]!.name = '1api'),
+      path: 'services[1].name',
+    },
+  ],
+  'service-namespace-format': [
+    {
+      when: 'a Service namespace has an uppercase letter',
+      mutate: (m) => void (m.services![1]!.namespace = 'Prod'),
+      path: 'services[1].namespace',
+    },
+  ],
+  'service-duplicate': [
+    {
+      when: 'prod/web is declared twice',
+      mutate: (m) => void m.services!.push(structuredClone(m.services![0]!)),
+      path: 'services[3]',
+    },
+  ],
+  'service-import-name-collision': [
+    {
+      when: 'prod/web-api and prod-web/api are both exported',
+      mutate: (m) => {
+        m.services![1]!.name = 'web-api';
+        m.services!.push({
+          namespace: 'prod-web',
+          name: 'api',
+          ports: [{ port: 80 }],
+          exportedFrom: ['east'],
+        });
+      },
+      path: 'services[3]',
+    },
+  ],
+  'service-export-not-member': [
+    {
+      when: 'a Service is exported from the leader, which is not a member',
+      mutate: (m) => void (m.services![0]!.exportedFrom[1] = 'hub'),
+      path: 'services[0].exportedFrom[1]',
+    },
+    {
+      when: 'a Service is exported from an unknown cluster',
+      mutate: (m) => void (m.services![2]!.exportedFrom = ['wset']),
+      path: 'services[2].exportedFrom[0]',
+    },
+  ],
+  'service-exported-from-empty': [
+    {
+      when: 'a Service is exported from no member',
+      mutate: (m) => void (m.services![1]!.exportedFrom = []),
+      path: 'services[1].exportedFrom',
+    },
+  ],
+  'service-port-name-duplicate': [
+    {
+      when: 'two ports are named "http"',
+      mutate: (m) => void (m.services![0]!.ports[1]!.name = 'http'),
+      path: 'services[0].ports[1].name',
+    },
+  ],
+  'service-port-duplicate': [
+    {
+      when: 'port 80/TCP is declared twice',
+      mutate: (m) => void (m.services![0]!.ports[1]!.port = 80),
+      path: 'services[0].ports[1].port',
+    },
+    {
+      when: 'port 9090 is declared twice as UDP',
+      mutate: (m) => void (m.services![2]!.ports[0]!.protocol = 'UDP'),
+      path: 'services[2].ports[1].port',
+    },
+  ],
+  'service-port-name-missing': [
+    {
+      when: 'one of two ports has no name',
+      mutate: (m) => void delete m.services![0]!.ports[1]!.name,
+      path: 'services[0].ports[1].name',
+    },
+  ],
+  'service-port-range': [
+    {
+      when: 'a port is 70000',
+      mutate: (m) => void (m.services![1]!.ports[0]!.port = 70000),
+      path: 'services[1].ports[0].port',
+    },
+    {
+      when: 'a port is 0',
+      mutate: (m) => void (m.services![1]!.ports[0]!.port = 0),
+      path: 'services[1].ports[0].port',
+    },
+    {
+      when: 'a port is 80.5',
+      mutate: (m) => void (m.services![1]!.ports[0]!.port = 80.5),
+      path: 'services[1].ports[0].port',
+    },
+  ],
+  'tier-name-duplicate': [
+    {
+      when: 'two Tiers are named "mc-stretched"',
+      mutate: (m) => void (m.tiers![1]!.name = 'mc-stretched'),
+      path: 'tiers[1].name',
+    },
+  ],
+  'tier-priority-duplicate': [
+    {
+      when: 'two Tiers have priority 100',
+      mutate: (m) => void (m.tiers![1]!.priority = 100),
+      path: 'tiers[1].priority',
+    },
+  ],
+  'tier-builtin-clash': [
+    {
+      when: 'a custom Tier is named "baseline"',
+      mutate: (m) => void (m.tiers![0]!.name = 'baseline'),
+      path: 'tiers[0].name',
+    },
+  ],
+  'policy-name-format': [
+    {
+      when: 'a baseline policy name has "_"',
+      mutate: (m) => void (m.baselinePolicies![0]!.name = 'deny_untrusted'),
+      path: 'baselinePolicies[0].name',
+    },
+    {
+      when: 'a stretched policy name is 54 characters long',
+      mutate: (m) => void (m.stretchedPolicies![0]!.name = 'p'.repeat(54)),
+      path: 'stretchedPolicies[0].name',
+    },
+  ],
+  'policy-name-duplicate': [
+    {
+      when: 'a stretched policy reuses a baseline policy name',
+      mutate: (m) => void (m.stretchedPolicies![0]!.name = 'deny-untrusted'),
+      path: 'stretchedPolicies[0].name',
+    },
+  ],
+  'policy-priority-range': [
+    {
+      when: 'a policy priority is 0',
+      mutate: (m) => void (m.baselinePolicies![1]!.priority = 0),
+      path: 'baselinePolicies[1].priority',
+    },
+    {
+      when: 'a policy priority is 10001',
+      mutate: (m) => void (m.stretchedPolicies![0]!.priority = 10001),
+      path: 'stretchedPolicies[0].priority',
+    },
+  ],
+  'policy-tier-unknown': [
+    {
+      when: 'a policy names a Tier that is not declared',
+      mutate: (m) => void (m.stretchedPolicies![0]!.tier = 'mc-strechted'),
+      path: 'stretchedPolicies[0].tier',
+    },
+  ],
+  'baseline-policy-tier-missing': [
+    {
+      when: 'a baseline policy has no tier',
+      mutate: (m) => void delete m.baselinePolicies![0]!.tier,
+      path: 'baselinePolicies[0].tier',
+    },
+    {
+      when: 'a baseline policy has an empty tier',
+      mutate: (m) => void (m.baselinePolicies![1]!.tier = ''),
+      path: 'baselinePolicies[1].tier',
+    },
+  ],
+  'egress-service-unknown': [
+    {
+      when: 'toServices names a Service that is not declared',
+      mutate: (m) => void (m.stretchedPolicies![0]!.egress![0]!.toServices![0]!.name = 'apii'),
+      path: 'stretchedPolicies[0].egress[0].toServices[0]',
+    },
+  ],
+  'egress-to-services-combined': [
+    {
+      when: 'an egress rule has toServices and ports',
+      mutate: (m) => void (m.stretchedPolicies![0]!.egress![0]!.ports = [{ port: 8080 }]),
+      path: 'stretchedPolicies[0].egress[0].ports',
+    },
+    {
+      when: 'an egress rule has toServices and to',
+      mutate: (m) => void (m.stretchedPolicies![0]!.egress![0]!.to = [{ podSelector: {} }]),
+      path: 'stretchedPolicies[0].egress[0].to',
+    },
+  ],
+  'egress-peer-scope-clusterset': [
+    {
+      when: 'an egress peer has scope ClusterSet',
+      mutate: (m) => void (m.baselinePolicies![1]!.egress![0]!.to![0]!.scope = 'ClusterSet'),
+      path: 'baselinePolicies[1].egress[0].to[0].scope',
+    },
+  ],
+  'baseline-policy-stretched-feature': [
+    {
+      when: 'a baseline ingress peer has scope ClusterSet while "west" lacks stretched policy',
+      mutate: (m) => void (m.baselinePolicies![0]!.ingress![0]!.from![0]!.scope = 'ClusterSet'),
+      path: 'baselinePolicies[0].ingress[0].from[0].scope',
+    },
+    {
+      when: 'a baseline egress rule uses toServices while "west" lacks stretched policy',
+      mutate: (m) =>
+        void m.baselinePolicies![1]!.egress!.push({
+          name: 'web',
+          action: 'Allow',
+          toServices: [{ namespace: 'prod', name: 'web' }],
+        }),
+      path: 'baselinePolicies[1].egress[1].toServices',
+    },
+  ],
+  'stretched-policy-member-unknown': [
+    {
+      when: 'a stretched policy targets the leader, which is not a member',
+      mutate: (m) => void m.stretchedPolicies![0]!.members!.push('hub'),
+      path: 'stretchedPolicies[0].members[2]',
+    },
+    {
+      when: 'a stretched policy targets an unknown cluster',
+      mutate: (m) => void (m.stretchedPolicies![0]!.members![0] = 'est'),
+      path: 'stretchedPolicies[0].members[0]',
+    },
+  ],
+  'stretched-policy-member-disabled': [
+    {
+      when: 'a stretched policy targets "west", which lacks stretched policy',
+      mutate: (m) => void m.stretchedPolicies![0]!.members!.push('west'),
+      path: 'stretchedPolicies[0].members[2]',
+    },
+    {
+      when: 'a stretched policy targets every member by default, "west" included',
+      mutate: (m) => void delete m.stretchedPolicies![0]!.members,
+      path: 'stretchedPolicies[0]',
+    },
+  ],
+  'policy-rule-name-duplicate': [
+    {
+      when: 'an egress rule reuses an ingress rule name',
+      mutate: (m) => void (m.stretchedPolicies![0]!.egress![0]!.name = 'from-clients'),
+      path: 'stretchedPolicies[0].egress[0].name',
+    },
+  ],
+  'network-gateway-missing': [
+    {
+      when: '"west" on dc2 has no gateway',
+      mutate: (m) => void delete m.clusters[3]!.gateway,
+      path: 'clusters[3].gateway',
+    },
+    {
+      when: '"north" on dc1 has an empty gateway node list',
+      mutate: (m) => void (m.clusters[2]!.gateway!.nodes = []),
+      path: 'clusters[2].gateway.nodes',
+    },
+  ],
+  'network-podip-cross-network': [
+    {
+      when: '"west" on dc2 uses PodIP endpoints',
+      mutate: (m) => void (m.clusters[3]!.endpointIPType = 'PodIP'),
+      path: 'clusters[3].endpointIPType',
+    },
+  ],
+  'network-service-cidr-overlap': [
+    {
+      when: '"west" (dc2) has a Service CIDR inside that of "east" (dc1)',
+      mutate: (m) => void (m.clusters[3]!.serviceCIDR = '10.101.128.0/17'),
+      path: 'clusters[3].serviceCIDR',
+    },
+  ],
+  'network-pod-cidr-overlap': [
+    {
+      when: '"north" and "east" on dc1 have overlapping Pod CIDRs',
+      mutate: (m) => void (m.clusters[2]!.podCIDRs = ['10.0.0.0/8']),
+      path: 'clusters[2].podCIDRs[0]',
+    },
+  ],
+  'ipv4-format': [
+    {
+      when: 'a Service CIDR has prefix /33',
+      mutate: (m) => void (m.clusters[1]!.serviceCIDR = '10.101.0.0/33'),
+      path: 'clusters[1].serviceCIDR',
+    },
+    {
+      when: 'a Pod CIDR is IPv6',
+      mutate: (m) => void (m.clusters[2]!.podCIDRs = ['fd00::/64']),
+      path: 'clusters[2].podCIDRs[0]',
+    },
+    {
+      when: 'a gateway IP has an octet above 255',
+      mutate: (m) => void (m.clusters[3]!.gateway!.nodes[0]!.ip = '192.0.2.300'),
+      path: 'clusters[3].gateway.nodes[0].ip',
+    },
+  ],
+  'podip-pod-cidrs-missing': [
+    {
+      when: 'the leader uses PodIP endpoints without Pod CIDRs',
+      mutate: (m) => void (m.clusters[0]!.endpointIPType = 'PodIP'),
+      path: 'clusters[0].podCIDRs',
+    },
+  ],
+  'api-server-url': [
+    {
+      when: 'an API server URL is plain http',
+      mutate: (m) => void (m.clusters[0]!.apiServer = 'http://hub.example.com:6443'),
+      path: 'clusters[0].apiServer',
+    },
+    {
+      when: 'an API server is a bare host name',
+      mutate: (m) => void (m.clusters[2]!.apiServer = 'north.example.com:6443'),
+      path: 'clusters[2].apiServer',
+    },
+  ],
+};
+
+const asModel = (m: ModelDraft): ClusterSetProps => m;
+const at = (ds: readonly Diagnostic[], rule: string) => ds.filter((d) => d.rule === rule);
+
+// ---- the base model ----
+
+test('GIVEN the valid base model WHEN it is checked THEN there is no diagnostic at all', () => {
+  assert.equal(checkModel(baseModel()), []);
+});
+
+test('GIVEN the valid base model WHEN each rule runs alone THEN no rule reports anything', () => {
+  for (const rule of RULES) assert.equal(rule.check(asModel(baseModel())), [], rule.id);
+});
+
+// ---- the table ----
+
+test('GIVEN the rule table WHEN listing rule IDs THEN every ID is kebab-case, unique, and explains what it prevents', () => {
+  const ids = RULES.map((r) => r.id);
+  assert.equal(new Set(ids).size, ids.length, 'duplicate rule IDs');
+  for (const r of RULES) {
+    assert.match(r.id, /^[a-z0-9]+(-[a-z0-9]+)*$/);
+    assert.ok(r.summary.length > 10, `${r.id} has no summary`);
+    assert.ok(r.prevents.length > 20, `${r.id} does not say what it prevents`);
+  }
+});
+
+test('GIVEN the rule table WHEN matching it against the cases THEN every rule has a case and every case a rule', () => {
+  const ids = RULES.map((r) => r.id);
+  assert.equal(
+    ids.filter((id) => !CASES[id]?.length),
+    [],
+    'rules without a test case',
+  );
+  assert.equal(
+    Object.keys(CASES).filter((id) => !ids.includes(id)),
+    [],
+    'cases for no rule',
+  );
+});
+
+test('GIVEN every rule WHEN its broken model is checked THEN that rule reports it', () => {
+  for (const rule of RULES) {
+    for (const c of CASES[rule.id] ?? []) {
+      const ds = rule.check(asModel(broken(c.mutate)));
+      assert.ok(ds.length > 0, `${rule.id} misses: ${c.when}`);
+    }
+  }
+});
+
+test('fails to compile, producing no file to write, GIVEN any broken model of the table', () => {
+  // The CLI writes only what compile() returns, so no files means out/ is left as it was
+  // (test/cli/synth.test.ts proves that on disk for one broken model).
+  for (const [id, cases] of Object.entries(CASES)) {
+    for (const c of cases) {
+      const r = compile(broken(c.mutate));
+      assert.ok(
+        r.diagnostics.some((d) => d.rule === id),
+        `${id} missing from compile(): ${c.when}`,
+      );
+      assert.is(r.files.size, 0, `${id}: compile() returned files to write`);
+    }
+  }
+});
+
+for (const [id, cases] of Object.entries(CASES)) {
+  for (const c of cases) {
+    test(`fails with ${id}: GIVEN the base model WHEN ${c.when} THEN ${c.path} is reported`, () => {
+      assert.equal(at(checkModel(baseModel()), id), [], 'the valid model does not trigger it');
+      const ds = checkModel(broken(c.mutate));
+      const hits = at(ds, id);
+      assert.ok(
+        hits.some((d) => d.path === c.path),
+        `expected ${id} at ${c.path}, got ${JSON.stringify(ds, null, 1)}`,
+      );
+      for (const d of hits) {
+        assert.ok(d.message.length > 0 && d.fix.length > 0, 'message and fix are set');
+        assert.not.match(d.message, /undefined/);
+      }
+    });
+  }
+}
+
+// ---- messages ----
+
+test('fails with service-import-name-collision: GIVEN prod/web-api and prod-web/api WHEN checked THEN the message names both Services and the import', () => {
+  const ds = at(
+    checkModel(broken(CASES['service-import-name-collision']![0]!.mutate)),
+    'service-import-name-collision',
+  );
+  assert.is(ds.length, 1);
+  assert.match(ds[0]!.message, '"prod-web/api"');
+  assert.match(ds[0]!.message, '"prod/web-api" (services[1])');
+  assert.match(ds[0]!.message, '"prod-web-api-service"');
+});
+
+test('fails with network-service-cidr-overlap: GIVEN overlapping Service CIDRs across networks WHEN checked THEN both clusters, CIDRs and networks are named', () => {
+  const ds = at(
+    checkModel(broken(CASES['network-service-cidr-overlap']![0]!.mutate)),
+    'network-service-cidr-overlap',
+  );
+  assert.is(ds.length, 1);
+  for (const part of [
+    '"10.101.128.0/17"',
+    '"west"',
+    'network "dc2"',
+    '"10.101.0.0/16"',
+    '"east" (clusters[1]',
+    'network "dc1"',
+  ]) {
+    assert.match(ds[0]!.message, part);
+  }
+});
+
+test('fails with network-gateway-missing: GIVEN "west" without gateway WHEN checked THEN the message names the cluster it exchanges with across networks', () => {
+  const [d] = at(checkModel(broken(CASES['network-gateway-missing']![0]!.mutate)), 'network-gateway-missing');
+  assert.match(d!.message, 'cluster "west" (clusters[3]) on network "dc2" has no gateway nodes');
+  assert.match(d!.message, 'imports Service "prod/web" from cluster "east" (clusters[1]) on network "dc1"');
+});
+
+test('fails with cluster-id-format: GIVEN "East_1" WHEN checked THEN the fix suggests a valid ID', () => {
+  const [d] = at(checkModel(broken(CASES['cluster-id-format']![0]!.mutate)), 'cluster-id-format');
+  assert.match(d!.message, '"East_1"');
+  assert.match(d!.fix, '"east-1"');
+});
+
+test('fails with policy-tier-unknown: GIVEN a misspelt Tier WHEN checked THEN the fix names the close declared Tier', () => {
+  const [d] = at(checkModel(broken(CASES['policy-tier-unknown']![0]!.mutate)), 'policy-tier-unknown');
+  assert.match(d!.message, '"mc-strechted"');
+  assert.match(d!.fix, 'did you mean "mc-stretched"?');
+});
+
+test('fails with leader-unknown and service-export-not-member: GIVEN misspelt cluster IDs WHEN checked THEN each fix names the close ID', () => {
+  const ds = checkModel(
+    broken((m) => {
+      m.leader = 'hubb';
+      m.services![2]!.exportedFrom = ['wset'];
+    }),
+  );
+  assert.match(at(ds, 'leader-unknown')[0]!.fix, 'did you mean "hub"?');
+  assert.match(at(ds, 'service-export-not-member')[0]!.fix, 'did you mean "west"?');
+});
+
+test('fails with ipv4-format: GIVEN an IPv6 Pod CIDR WHEN checked THEN the message says IPv6 is not supported', () => {
+  const [d] = at(checkModel(broken(CASES['ipv4-format']![1]!.mutate)), 'ipv4-format');
+  assert.match(d!.message, 'IPv6 is not supported');
+});
+
+// ---- what the rules do not flag ----
+
+test('GIVEN every member on the default network WHEN no cluster has a gateway THEN no network rule fires', () => {
+  const m = broken((m) => {
+    for (const c of m.clusters) {
+      delete c.network;
+      delete c.gateway;
+    }
+  });
+  assert.equal(checkModel(m), []);
+});
+
+test('GIVEN a flat network WHEN members use PodIP with disjoint Pod CIDRs THEN nothing is reported', () => {
+  const m = broken((m) => {
+    m.clusters[3]!.network = 'dc1';
+    for (const c of m.clusters.slice(1)) c.endpointIPType = 'PodIP';
+  });
+  assert.equal(checkModel(m), []);
+});
+
+test('GIVEN two members on the same network WHEN their Service CIDRs overlap THEN network-service-cidr-overlap stays silent', () => {
+  assert.equal(
+    at(
+      checkModel(broken((m) => void (m.clusters[2]!.serviceCIDR = '10.101.0.0/16'))),
+      'network-service-cidr-overlap',
+    ),
+    [],
+  );
+});
+
+test('GIVEN two members on different networks WHEN their Pod CIDRs overlap THEN network-pod-cidr-overlap stays silent', () => {
+  assert.equal(
+    at(
+      checkModel(broken((m) => void (m.clusters[3]!.podCIDRs = ['10.201.0.0/16']))),
+      'network-pod-cidr-overlap',
+    ),
+    [],
+  );
+});
+
+test('GIVEN the leader is not a member WHEN its Service CIDR overlaps a member on another network THEN nothing is reported', () => {
+  assert.equal(
+    checkModel(
+      broken((m) => void ((m.clusters[0]!.network = 'mgmt'), (m.clusters[0]!.serviceCIDR = '10.101.0.0/16'))),
+    ),
+    [],
+  );
+});
+
+test('GIVEN a stretched policy WHEN it uses ClusterSet scope and toServices THEN baseline-policy-stretched-feature stays silent', () => {
+  const m = broken((m) => void (m.clusters[3]!.enableStretchedNetworkPolicy = false));
+  assert.equal(at(checkModel(m), 'baseline-policy-stretched-feature'), []);
+});
+
+test('GIVEN every member enables stretched policy WHEN a baseline policy uses ClusterSet scope THEN it is accepted', () => {
+  const m = broken((m) => {
+    m.clusters[3]!.enableStretchedNetworkPolicy = true;
+    m.baselinePolicies![0]!.ingress![0]!.from![0]!.scope = 'ClusterSet';
+  });
+  assert.equal(checkModel(m), []);
+});
+
+test('GIVEN the leader is also a member WHEN checked THEN the model stays valid', () => {
+  const m = broken((m) => {
+    m.members.push('hub');
+    m.clusters[0]!.network = 'dc1';
+    m.clusters[0]!.gateway = { nodes: [{ name: 'hub-gw' }] };
+    m.clusters[0]!.enableStretchedNetworkPolicy = true;
+  });
+  assert.equal(checkModel(m), []);
+});
+
+// ---- all at once, robustness, order ----
+
+test('GIVEN a model broken in many ways WHEN checked THEN every problem is reported at once, schema and rules together', () => {
+  const m = broken((m) => {
+    (m.clusters[0] as Record<string, unknown>).serviceCidr = '10.96.0.0/16';
+    m.clusters[1]!.id = 'East_1';
+    m.members.push('south');
+    m.services![0]!.name = 'w'.repeat(60);
+    m.services![1]!.ports[0]!.port = 0;
+    m.tiers![0]!.name = 'baseline';
+    delete m.baselinePolicies![0]!.tier;
+    m.clusters[3]!.serviceCIDR = '10.102.0.0/24';
+    delete m.clusters[2]!.gateway;
+  });
+  const rules = new Set(checkModel(m).map((d) => d.rule));
+  for (const id of [
+    'schema',
+    'cluster-id-format',
+    'member-unknown',
+    'service-name-format',
+    'service-port-range',
+    'tier-builtin-clash',
+    'baseline-policy-tier-missing',
+    'network-service-cidr-overlap',
+    'network-gateway-missing',
+  ]) {
+    assert.ok(rules.has(id), `missing ${id}`);
+  }
+});
+
+test('GIVEN malformed input of every kind WHEN checked THEN no rule throws and the schema reports the shapes', () => {
+  const inputs: unknown[] = [
+    {},
+    {
+      clusters: 'x',
+      members: 7,
+      services: {},
+      tiers: [null],
+      baselinePolicies: [1, 'a'],
+      stretchedPolicies: [{}],
+    },
+    { clusters: [null, 3, {}, { id: 5, gateway: 'x', podCIDRs: 'x' }], members: [null, 'a'], leader: {} },
+    {
+      clusters: [
+        { id: 'a', gateway: { nodes: [null, { ip: 4 }] }, podCIDRs: [1, '10.0.0.0/8'], serviceCIDR: 3 },
+      ],
+      members: ['a'],
+      services: [{ ports: [null, { port: 'x' }, { port: 1 }], exportedFrom: [null, 'a'] }, null],
+      stretchedPolicies: [
+        { members: 'a', egress: [null, { toServices: [null, {}], to: {} }], ingress: [{ from: [null] }] },
+      ],
+      baselinePolicies: [{ egress: 'x', ingress: [{ from: 'x' }] }],
+    },
+  ];
+  for (const input of inputs) {
+    const ds = checkModel(input);
+    assert.ok(
+      ds.some((d) => d.rule === 'schema'),
+      JSON.stringify(input),
+    );
+  }
+  for (const input of [null, 42, 'model', []])
+    assert.equal(
+      checkModel(input).map((d) => d.path),
+      [''],
+    );
+});
+
+test('GIVEN the same broken model WHEN its keys and lists are reordered THEN diagnostics come out sorted and the same', () => {
+  const mutate = (m: ModelDraft) => {
+    m.clusters[1]!.id = 'East_1';
+    m.services![0]!.name = 'Web';
+    m.members.push('south');
+    m.tiers![1]!.priority = 100;
+    delete m.baselinePolicies![0]!.tier;
+  };
+  const a = checkModel(broken(mutate));
+  assert.equal(a, sortDiagnostics(a), 'sorted');
+  assert.equal(checkModel(broken(mutate)), a, 'repeatable');
+
+  // The same model with every object's keys in reverse order: identical output.
+  const reverseKeys = (x: unknown): unknown =>
+    Array.isArray(x)
+      ? x.map(reverseKeys)
+      : x && typeof x === 'object'
+        ? Object.fromEntries(
+            Object.entries(x)
+              .reverse()
+              .map(([k, v]) => [k, reverseKeys(v)]),
+          )
+        : x;
+  assert.equal(checkModel(reverseKeys(broken(mutate))), a);
+
+  // Lists reversed: paths move with their elements, the same problems are found, still sorted.
+  const reversed = broken((m) => {
+    mutate(m);
+    m.clusters.reverse();
+    m.services!.reverse();
+    m.members.reverse();
+    m.tiers!.reverse();
+  });
+  const b = checkModel(reversed);
+  assert.equal(b, sortDiagnostics(b));
+  assert.equal(b.map((d) => d.rule).sort(), a.map((d) => d.rule).sort());
+  assert.ok(b.some((d) => d.rule === 'cluster-id-format' && d.path === 'clusters[2].id'));
+});
+
+// ---- IPv4 ----
+
+test('GIVEN IPv4 text WHEN parsed THEN only well-formed addresses and CIDRs are accepted', () => {
+  assert.is(parseIpv4('10.0.0.1'), 10 * 2 ** 24 + 1);
+  assert.is(parseIpv4('255.255.255.255'), 2 ** 32 - 1);
+  for (const bad of ['10.0.0', '10.0.0.256', '010.0.0.1', '10.0.0.1 ', 'a.b.c.d', ''])
+    assert.is(parseIpv4(bad), undefined, bad);
+  assert.equal(parseIpv4Cidr('10.96.0.0/16'), {
+    first: 10 * 2 ** 24 + 96 * 2 ** 16,
+    last: 10 * 2 ** 24 + 97 * 2 ** 16 - 1,
+  });
+  assert.equal(parseIpv4Cidr('10.96.1.1/16'), parseIpv4Cidr('10.96.0.0/16'), 'host bits are masked');
+  assert.equal(parseIpv4Cidr('0.0.0.0/0'), { first: 0, last: 2 ** 32 - 1 });
+  for (const bad of ['10.0.0.0', '10.0.0.0/33', '10.0.0.0/016', 'fd00::/8', '10.0.0.0/'])
+    assert.is(parseIpv4Cidr(bad), undefined, bad);
+});
+
+test('GIVEN two CIDRs WHEN compared THEN they overlap only if they share an address', () => {
+  const r = (s: string) => parseIpv4Cidr(s)!;
+  assert.ok(rangesOverlap(r('10.0.0.0/8'), r('10.200.0.0/16')));
+  assert.ok(rangesOverlap(r('10.0.0.0/24'), r('10.0.0.255/32')));
+  assert.not.ok(rangesOverlap(r('10.0.0.0/24'), r('10.0.1.0/24')));
+});
+
+test.run();
