@@ -10,12 +10,12 @@ import type {
   ClusterNetworkPolicySpecIngress,
   ClusterNetworkPolicySpecIngressFrom,
   ClusterNetworkPolicySpecIngressPorts,
-
   ClusterNetworkPolicySpecEgressAction,
   ClusterNetworkPolicySpecEgressPortsProtocol,
   ClusterNetworkPolicySpecIngressAction,
   ClusterNetworkPolicySpecIngressFromScope,
-  ClusterNetworkPolicySpecIngressPortsProtocol} from '../generated/clusternetworkpolicy';
+  ClusterNetworkPolicySpecIngressPortsProtocol,
+} from '../generated/clusternetworkpolicy';
 import {
   ClusterNetworkPolicySpecEgressToServicesScope,
   toJson_ClusterNetworkPolicySpec,

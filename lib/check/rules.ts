@@ -12,6 +12,8 @@ import type { Diagnostic } from '../diagnostics';
 import type { ClusterProps, ClusterSetProps, StretchedPolicyProps } from '../model';
 import {
   BUILTIN_TIERS,
+  DEFAULT_LEADER_NAMESPACE,
+  DEFAULT_MEMBER_NAMESPACE,
   DNS1035_LABEL,
   DNS1123_LABEL,
   DNS1123_SUBDOMAIN,
@@ -264,6 +266,23 @@ const identityRules: readonly Rule[] = [
       for (const field of ['leaderNamespace', 'memberNamespace'] as const) {
         checkName(report, field, m[field], 'namespace', 63, DNS1123_LABEL, LABEL_WORDS);
       }
+    },
+  ),
+  rule(
+    'dual-role-namespace-clash',
+    'A leader that is also a member keeps its leader and member namespaces apart.',
+    "Antrea allows one ClusterSet per namespace: the dual-role cluster's member ClusterSet would be refused " +
+      '("multiple ClusterSets in a Namespace are not allowed") or replace the leader one.',
+    (m, report) => {
+      const leaderNs = str(m.leaderNamespace) ?? DEFAULT_LEADER_NAMESPACE;
+      const memberNs = str(m.memberNamespace) ?? DEFAULT_MEMBER_NAMESPACE;
+      const leader = str(m.leader);
+      if (leader === undefined || leaderNs !== memberNs || !memberIds(m).has(leader)) return;
+      report(
+        'memberNamespace',
+        `the leader ${quote(leader)} is also a member, and its member namespace ${quote(memberNs)} is the leader namespace`,
+        `use another memberNamespace (Antrea's default is "${DEFAULT_MEMBER_NAMESPACE}")`,
+      );
     },
   ),
   rule(

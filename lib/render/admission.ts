@@ -3,6 +3,10 @@
  * (antrea-mc.md §g). The map from member ServiceAccount to cluster ID is known when compiling, so
  * the policies are static CEL and can be reviewed in the diff.
  *
+ * CEL note: `namespace` is a CEL reserved word. Kubernetes documents escaping it as `__namespace__`,
+ * but for these CRD-typed objects kube-apiserver 1.34 answers `no such key: __namespace__`; index
+ * syntax, `spec['namespace']`, works (proven by test/e2e/bundles.test.ts).
+ *
  * - `<leaderNs>-member-writes`: a member identity may create, update or delete only
  *   MemberClusterAnnounces and ResourceExports that carry its own cluster ID, under the names
  *   Antrea's member uses.
@@ -76,8 +80,8 @@ export function renderMemberWritesPolicy(scope: Construct, plan: Plan): void {
           name: 'exportName',
           expression:
             `!has(${obj}.spec) || !has(${obj}.spec.kind) ? '' : ` +
-            `${obj}.spec.kind == 'Service' ? ${id} + '-' + ${obj}.spec.__namespace__ + '-' + ${obj}.spec.name + '-service' : ` +
-            `${obj}.spec.kind == 'Endpoints' ? ${id} + '-' + ${obj}.spec.__namespace__ + '-' + ${obj}.spec.name + '-endpoints' : ` +
+            `${obj}.spec.kind == 'Service' ? ${id} + '-' + ${obj}.spec['namespace'] + '-' + ${obj}.spec.name + '-service' : ` +
+            `${obj}.spec.kind == 'Endpoints' ? ${id} + '-' + ${obj}.spec['namespace'] + '-' + ${obj}.spec.name + '-endpoints' : ` +
             `${obj}.spec.kind == 'ClusterInfo' ? ${id} + '-clusterinfo' : ''`,
         },
       ],

@@ -17,6 +17,15 @@ export const LEADER_CRDS: readonly string[] = [
 ];
 export const MEMBER_CRDS: readonly string[] = ['about.k8s.io_clusterproperties.yaml'];
 
+/**
+ * CRDs in protected groups (`*.k8s.io`, `*.kubernetes.io`) are refused by kube-apiserver without an
+ * `api-approved.kubernetes.io` annotation. The About API's upstream CRD is not annotated in the
+ * copy we vendor; its API review is kubernetes/enhancements#3084 (KEP-2149).
+ */
+const API_APPROVED: Readonly<Record<string, string>> = {
+  'clusterproperties.about.k8s.io': 'https://github.com/kubernetes/enhancements/pull/3084',
+};
+
 export function renderCrds(scope: Construct, files: readonly string[]): void {
   for (const file of files) {
     const crd = loadCrd(file);
@@ -26,7 +35,13 @@ export function renderCrds(scope: Construct, files: readonly string[]): void {
       kind,
       metadata: {
         name: metadata.name,
-        annotations: { ...(metadata.annotations ?? {}), [SYNC_WAVE]: WAVE_CRDS },
+        annotations: {
+          ...(metadata.annotations ?? {}),
+          ...(API_APPROVED[metadata.name]
+            ? { 'api-approved.kubernetes.io': API_APPROVED[metadata.name] }
+            : {}),
+          [SYNC_WAVE]: WAVE_CRDS,
+        },
         ...(metadata.labels ? { labels: metadata.labels } : {}),
       },
       ...rest,

@@ -49,13 +49,28 @@ function renderLeader(chart: Chart, plan: Plan): void {
   renderReconciler(chart, plan);
 }
 
+/** Namespaces every cluster has already; a bundle never owns them. */
+const BUILTIN_NAMESPACES: ReadonlySet<string> = new Set([
+  'default',
+  'kube-node-lease',
+  'kube-public',
+  'kube-system',
+]);
+
+/**
+ * Namespaces a member bundle brings: its controller namespace when custom, and every exported
+ * Service's namespace (every member may import every Service), except built-in ones and the leader
+ * namespace, which the leader side of a dual-role cluster owns.
+ */
+function memberNamespaces(plan: Plan, member: PlannedCluster): string[] {
+  const names = new Set([plan.memberNamespace, ...plan.services.map((s) => s.namespace)]);
+  if (member.isLeader) names.delete(plan.leaderNamespace);
+  return [...names].filter((n) => !BUILTIN_NAMESPACES.has(n));
+}
+
 function renderMember(chart: Chart, plan: Plan, member: PlannedCluster): void {
   renderCrds(chart, MEMBER_CRDS);
-  if (plan.memberNamespace !== 'kube-system') renderNamespace(chart, plan.memberNamespace, { prune: false });
-  // Every member may import every Service, so every member has every exported Service's namespace.
-  for (const ns of new Set(plan.services.map((s) => s.namespace))) {
-    if (!(member.isLeader && ns === plan.leaderNamespace)) renderNamespace(chart, ns, { prune: false });
-  }
+  for (const ns of memberNamespaces(plan, member)) renderNamespace(chart, ns, { prune: false });
   renderMemberClusterSet(chart, plan, member);
   renderMemberConfig(chart, plan, member);
   renderClusterIdentity(chart, plan, member);

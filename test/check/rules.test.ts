@@ -76,6 +76,16 @@ const CASES: Record<string, readonly Case[]> = {
   'member-unknown': [
     { when: 'a member names no cluster', mutate: (m) => void m.members.push('south'), path: 'members[3]' },
   ],
+  'dual-role-namespace-clash': [
+    {
+      when: 'the leader is also a member and both namespaces are the same',
+      mutate: (m) => {
+        m.members.push(m.leader);
+        m.memberNamespace = 'antrea-multicluster';
+      },
+      path: 'memberNamespace',
+    },
+  ],
   'members-empty': [{ when: 'members is empty', mutate: (m) => void (m.members = []), path: 'members' }],
   'member-duplicate': [
     { when: '"east" is listed twice', mutate: (m) => void m.members.push('east'), path: 'members[3]' },
