@@ -804,6 +804,24 @@ const policyRules: readonly Rule[] = [
     },
   ),
   rule(
+    'stretched-policy-members-empty',
+    'A stretched policy that lists its members lists at least one.',
+    'A stretched policy with `members: []` is rendered into no cluster: the protection it describes does not exist anywhere.',
+    (m, report) => {
+      for (const p of policiesOf(m)) {
+        if (p.kind !== 'stretched') continue;
+        const members = (p.value as StretchedPolicyProps).members;
+        if (Array.isArray(members) && members.length === 0) {
+          report(
+            `${p.path}.members`,
+            'the list is empty',
+            'name the members the policy protects, or leave members out to target every member',
+          );
+        }
+      }
+    },
+  ),
+  rule(
     'stretched-policy-member-disabled',
     'Every member a stretched policy targets enables stretched NetworkPolicy.',
     "Without enableStretchedNetworkPolicy, the member's antrea-controller skips ClusterSet-scope peers and toServices " +

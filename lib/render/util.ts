@@ -1,7 +1,7 @@
 /** Helpers shared by the render modules. */
 import type { ApiObjectMetadata } from 'cdk8s';
 
-/** Argo CD sync-wave annotation: CRDs first, then Namespaces, then everything else. */
+/** Argo CD sync-wave annotation: CRDs first, then Namespaces and Tiers, then everything else. */
 export const SYNC_WAVE = 'argocd.argoproj.io/sync-wave';
 export const WAVE_CRDS = '-2';
 export const WAVE_NAMESPACES = '-1';

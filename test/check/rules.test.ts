@@ -319,6 +319,13 @@ const CASES: Record<string, readonly Case[]> = {
       path: 'stretchedPolicies[0].members[0]',
     },
   ],
+  'stretched-policy-members-empty': [
+    {
+      when: 'a stretched policy lists no members',
+      mutate: (m) => void ((m.stretchedPolicies![0] as { members?: string[] }).members = []),
+      path: 'stretchedPolicies[0].members',
+    },
+  ],
   'stretched-policy-member-disabled': [
     {
       when: 'a stretched policy targets "west", which lacks stretched policy',

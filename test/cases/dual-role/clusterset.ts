@@ -1,0 +1,33 @@
+/**
+ * The leader is also a member: `hub` leads and joins, with `east` and `west`. Services are exported
+ * from the leader too, and one lives in a namespace of its own. A baseline policy reaches all three.
+ */
+import type { ClusterSetProps } from '../../../lib/model';
+
+const model: ClusterSetProps = {
+  clusterSetId: 'dual-set',
+  leader: 'hub',
+  members: ['west', 'hub', 'east'],
+  clusters: [
+    { id: 'east', apiServer: 'https://east.example.com:6443', serviceCIDR: '10.101.0.0/16' },
+    { id: 'hub', apiServer: 'https://hub.example.com:6443', serviceCIDR: '10.100.0.0/16' },
+    { id: 'west', apiServer: 'https://west.example.com:6443', serviceCIDR: '10.102.0.0/16' },
+  ],
+  services: [
+    { namespace: 'shop', name: 'cart', ports: [{ name: 'http', port: 8080 }], exportedFrom: ['hub', 'east'] },
+    { namespace: 'ops', name: 'metrics', ports: [{ name: 'prom', port: 9090 }], exportedFrom: ['hub'] },
+  ],
+  baselinePolicies: [
+    {
+      name: 'deny-untrusted',
+      tier: 'securityops',
+      priority: 1,
+      appliedTo: [{ namespaceSelector: { matchLabels: { env: 'prod' } } }],
+      ingress: [
+        { name: 'drop', action: 'Drop', from: [{ namespaceSelector: { matchLabels: { trust: 'none' } } }] },
+      ],
+    },
+  ],
+};
+
+export default model;

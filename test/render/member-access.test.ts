@@ -1,0 +1,98 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { memberUsername, renderMemberIdentity, renderMemberRole } from '../../lib/render/member-access';
+import { validateObject } from '../../lib/validate';
+import { dualRoleModel, memberOf, minimalModel, only, planOf, renderInto } from '../helpers/models';
+
+test("GIVEN the leader WHEN the member Role is rendered THEN antrea-mc-member-cluster-role with exactly Antrea's verbs", () => {
+  const p = planOf(minimalModel());
+  const role = only(
+    renderInto((s) => renderMemberRole(s, p)),
+    'Role',
+  );
+  assert.is(role.apiVersion, 'rbac.authorization.k8s.io/v1');
+  assert.equal(role.metadata, { name: 'antrea-mc-member-cluster-role', namespace: 'antrea-multicluster' });
+  const MC = 'multicluster.crd.antrea.io';
+  const all = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
+  const byResource = Object.fromEntries(
+    (role.rules as { apiGroups: string[]; resources: string[]; verbs: string[] }[]).flatMap((r) =>
+      r.resources.map((res) => [`${r.apiGroups.join(',')}/${res}`, [...r.verbs].sort()]),
+    ),
+  );
+  assert.equal(byResource, {
+    '/events': ['create'],
+    [`${MC}/memberclusterannounces`]: all,
+    [`${MC}/memberclusterannounces/status`]: ['get'],
+    [`${MC}/resourceexports`]: all,
+    [`${MC}/resourceexports/status`]: ['get', 'patch', 'update'],
+    [`${MC}/resourceimports`]: ['get', 'list', 'watch'],
+    [`${MC}/resourceimports/status`]: ['get', 'patch', 'update'],
+  });
+});
+
+function identity(id = 'east', m = minimalModel()) {
+  const p = planOf(m);
+  return renderInto((s) => renderMemberIdentity(s, p, memberOf(p, id)));
+}
+
+test('GIVEN a member THEN a ServiceAccount in the leader namespace annotated multicluster.antrea.io/cluster-id', () => {
+  const sa = only(identity(), 'ServiceAccount');
+  assert.equal(sa, {
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: {
+      name: 'member-east',
+      namespace: 'antrea-multicluster',
+      annotations: { 'multicluster.antrea.io/cluster-id': 'east' },
+    },
+  });
+});
+
+test('THEN a kubernetes.io/service-account-token Secret bound to that ServiceAccount, with NO data or stringData', () => {
+  const secret = only(identity(), 'Secret');
+  assert.equal(secret, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name: 'member-east',
+      namespace: 'antrea-multicluster',
+      annotations: { 'kubernetes.io/service-account.name': 'member-east' },
+    },
+    type: 'kubernetes.io/service-account-token',
+  });
+  assert.not.ok('data' in secret);
+  assert.not.ok('stringData' in secret);
+});
+
+test('THEN a RoleBinding of that ServiceAccount to antrea-mc-member-cluster-role', () => {
+  const rb = only(identity(), 'RoleBinding');
+  assert.equal(rb, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: 'member-east', namespace: 'antrea-multicluster' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'antrea-mc-member-cluster-role' },
+    subjects: [{ kind: 'ServiceAccount', name: 'member-east', namespace: 'antrea-multicluster' }],
+  });
+});
+
+test('GIVEN a dual-role leader THEN the leader gets a member identity of its own', () => {
+  const objs = identity('hub', dualRoleModel());
+  assert.equal(objs.map((o) => `${o.kind}/${o.metadata.name}`).sort(), [
+    'RoleBinding/member-hub',
+    'Secret/member-hub',
+    'ServiceAccount/member-hub',
+  ]);
+  assert.is(only(objs, 'ServiceAccount').metadata.annotations?.['multicluster.antrea.io/cluster-id'], 'hub');
+});
+
+test('THEN the member username is the ServiceAccount username in the leader namespace', () => {
+  const m = minimalModel();
+  m.leaderNamespace = 'mc-leader';
+  assert.is(memberUsername(planOf(m), 'east'), 'system:serviceaccount:mc-leader:member-east');
+});
+
+test('THEN every object is a known built-in kind for validation', () => {
+  for (const o of identity()) assert.equal(validateObject(o, o.metadata.name), []);
+});
+
+test.run();

@@ -1,0 +1,95 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { compile } from '../../lib/compile';
+import { render } from '../../lib/render';
+import { renderNamespace } from '../../lib/render/namespaces';
+import { validateObject } from '../../lib/validate';
+import { dualRoleModel, minimalModel, only, planOf, renderInto, service } from '../helpers/models';
+
+/** Names of the Namespaces in one cluster's bundle, as `render(plan)` builds it. */
+function namespacesOf(m: ReturnType<typeof minimalModel>, cluster: string): string[] {
+  const objs = render(planOf(m)).get(cluster) ?? [];
+  return objs
+    .filter((o) => o.kind === 'Namespace')
+    .map((o) => o.metadata.name)
+    .sort();
+}
+
+test('GIVEN a prunable namespace WHEN rendered THEN a Namespace with only the sync-wave annotation', () => {
+  const ns = only(
+    renderInto((s) => renderNamespace(s, 'antrea-multicluster', { prune: true })),
+    'Namespace',
+  );
+  assert.equal(ns, {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: 'antrea-multicluster', annotations: { 'argocd.argoproj.io/sync-wave': '-1' } },
+  });
+  assert.equal(validateObject(ns, 'ns'), []);
+});
+
+test('GIVEN an application namespace THEN Argo CD and Flux are told never to prune it', () => {
+  const ns = only(
+    renderInto((s) => renderNamespace(s, 'shop', { prune: false })),
+    'Namespace',
+  );
+  assert.equal(ns.metadata, {
+    name: 'shop',
+    annotations: {
+      'argocd.argoproj.io/sync-options': 'Prune=false',
+      'argocd.argoproj.io/sync-wave': '-1',
+      'kustomize.toolkit.fluxcd.io/prune': 'disabled',
+    },
+  });
+});
+
+test('THEN every annotation value is a string', () => {
+  const ns = only(
+    renderInto((s) => renderNamespace(s, 'shop', { prune: false })),
+    'Namespace',
+  );
+  for (const v of Object.values(ns.metadata.annotations ?? {})) assert.type(v, 'string');
+});
+
+test('GIVEN a member bundle THEN it brings each exported Service namespace once, and the custom member namespace', () => {
+  const m = minimalModel();
+  m.memberNamespace = 'mc-member';
+  m.services = [
+    service('shop', 'cart', ['east']),
+    service('shop', 'web', ['west']),
+    service('prod', 'api', ['west']),
+  ];
+  assert.equal(namespacesOf(m, 'east'), ['mc-member', 'prod', 'shop']);
+  assert.equal(namespacesOf(m, 'hub'), ['antrea-multicluster']);
+});
+
+test('pins the duplicate-Namespace crash: a Service in the custom member namespace must not render that Namespace twice', () => {
+  const m = minimalModel();
+  m.memberNamespace = 'mc-member';
+  m.services = [service('mc-member', 'probe', ['east'])];
+  // lib/render/index.ts renderMember renders plan.memberNamespace, then every Service namespace, with
+  // no de-duplication: cdk8s throws "There is already a Construct with name 'Namespace._cluster.mc-member'".
+  assert.equal(namespacesOf(m, 'east'), ['mc-member']);
+});
+
+test('fails: a dual-role leader whose member namespace is the leader namespace is refused before rendering (no crash)', () => {
+  const m = dualRoleModel();
+  m.memberNamespace = 'antrea-multicluster';
+  // render() alone would build two Namespace constructs of one name (cdk8s throws), and both
+  // ClusterSets would share one namespace, which Antrea refuses; the check stage must stop it first.
+  const r = compile(m);
+  assert.equal(r.files.size, 0);
+  assert.ok(
+    r.diagnostics.some((d) => d.rule === 'dual-role-namespace-clash' && d.path === 'memberNamespace'),
+    JSON.stringify(r.diagnostics),
+  );
+});
+
+test('pins kube-system being rendered as a GitOps-owned Namespace when a Service is exported from kube-system', () => {
+  const m = minimalModel();
+  m.services = [service('kube-system', 'dns', ['east'])];
+  // The member namespace kube-system is deliberately not rendered; a Service namespace of the same name should not be either.
+  assert.not.ok(namespacesOf(m, 'east').includes('kube-system'));
+});
+
+test.run();
