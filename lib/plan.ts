@@ -72,6 +72,8 @@ export interface Plan {
   readonly members: readonly PlannedCluster[];
   /** Services sorted by namespace, then name. */
   readonly services: readonly PlannedService[];
+  /** The distinct namespaces of the Services, sorted. */
+  readonly serviceNamespaces: readonly string[];
   /** Tiers sorted by name. */
   readonly tiers: readonly TierProps[];
   /** Baseline policies sorted by name. */
@@ -166,6 +168,7 @@ export function plan(model: ClusterSetProps): Plan {
     leader,
     members,
     services,
+    serviceNamespaces: [...new Set(services.map((s) => s.namespace))],
     tiers: [...(model.tiers ?? [])].sort(byName),
     baselinePolicies,
     stretchedPolicies,

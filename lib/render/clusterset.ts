@@ -1,15 +1,17 @@
 /**
  * The ClusterSet object. Its name is the ClusterSet ID in every cluster.
  *
- * Antrea 1.13 and later: `multicluster.crd.antrea.io/v1alpha2` (v1alpha1 would silently drop
- * `spec.clusterID`). The leader's names only itself; a member's names the leader, its API server
- * and the token Secret. Older Antrea reads v1alpha1, which has no `clusterID` (the cluster's ID
- * comes from the `id.k8s.io` ClusterClaim) and lists members instead: the leader lists every
- * member with its ServiceAccount, a member lists itself.
+ * The leader's is always `multicluster.crd.antrea.io/v1alpha2` and names only itself: the leader
+ * bundle ships the current CRDs (v1alpha2 is their storage version, with no conversion, so a
+ * v1alpha1 `members` list would be pruned) and only the clusterset reconciler reads it.
+ *
+ * A member's names the leader, its API server and the token Secret, in the version the member's
+ * own Antrea reads: v1alpha2 with `spec.clusterID` from Antrea 1.13 on (v1alpha1 would silently
+ * drop it); before 1.13, v1alpha1, which has no `clusterID` (the ID comes from the `id.k8s.io`
+ * ClusterClaim) and lists the member itself under `members`.
  */
 import type { Construct } from 'constructs';
 import { ClusterSet, ClusterSetV1Alpha2 } from '../../generated/clusterset';
-import { memberIdentityName } from '../names';
 import type { Plan, PlannedCluster } from '../plan';
 import { atLeast } from '../plan';
 import { constructId, meta } from './util';
@@ -20,21 +22,8 @@ export function usesClusterSetV1Alpha2(plan: Plan): boolean {
 }
 
 export function renderLeaderClusterSet(scope: Construct, plan: Plan): void {
-  const id = constructId('ClusterSet', plan.leaderNamespace, plan.clusterSetId);
-  const metadata = meta(plan.clusterSetId, plan.leaderNamespace);
-  if (!usesClusterSetV1Alpha2(plan)) {
-    new ClusterSet(scope, id, {
-      metadata,
-      spec: {
-        leaders: [{ clusterId: plan.leader.id }],
-        members: plan.members.map((m) => ({ clusterId: m.id, serviceAccount: memberIdentityName(m.id) })),
-        namespace: plan.leaderNamespace,
-      },
-    });
-    return;
-  }
-  new ClusterSetV1Alpha2(scope, id, {
-    metadata,
+  new ClusterSetV1Alpha2(scope, constructId('ClusterSet', plan.leaderNamespace, plan.clusterSetId), {
+    metadata: meta(plan.clusterSetId, plan.leaderNamespace),
     spec: {
       clusterId: plan.leader.id,
       leaders: [{ clusterId: plan.leader.id }],

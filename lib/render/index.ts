@@ -63,7 +63,7 @@ const BUILTIN_NAMESPACES: ReadonlySet<string> = new Set([
  * namespace, which the leader side of a dual-role cluster owns.
  */
 function memberNamespaces(plan: Plan, member: PlannedCluster): string[] {
-  const names = new Set([plan.memberNamespace, ...plan.services.map((s) => s.namespace)]);
+  const names = new Set([plan.memberNamespace, ...plan.serviceNamespaces]);
   if (member.isLeader) names.delete(plan.leaderNamespace);
   return [...names].filter((n) => !BUILTIN_NAMESPACES.has(n));
 }

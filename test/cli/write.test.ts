@@ -45,4 +45,13 @@ test('fails without touching out/ GIVEN a write that cannot be staged', () => {
   assert.equal(fs.readdirSync(path.join(dir, 'clusters/a')), ['x.yaml']);
 });
 
+test('fails leaving no new file or directory behind GIVEN a failure after new files were written', () => {
+  const dir = tmp();
+  writeOut(dir, files({ 'clusters/a/x.yaml': 'old\n' }));
+  fs.writeFileSync(path.join(dir, 'clusters/b'), 'blocker');
+  const before = fs.readdirSync(dir, { recursive: true }).sort();
+  assert.throws(() => writeOut(dir, files({ 'clusters/c/d/z.yaml': 'z\n', 'clusters/b/y.yaml': 'y\n' })));
+  assert.equal(fs.readdirSync(dir, { recursive: true }).sort(), before);
+});
+
 test.run();

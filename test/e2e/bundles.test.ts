@@ -19,6 +19,7 @@ import {
   RESOURCE_EXPORT_FINALIZER,
 } from '../../lib/names';
 import type { Plan } from '../../lib/plan';
+import { usesClusterSetV1Alpha2 } from '../../lib/render/clusterset';
 import { RECONCILER_NAME } from '../../lib/render/reconciler';
 import { loadYaml } from '../../lib/yaml';
 import type { Auth, Cluster } from '../kube/cluster';
@@ -43,9 +44,20 @@ const ANTREA_MEMBER_CRDS = [
   'crd.antrea.io_clusternetworkpolicies.yaml',
 ];
 
-async function installAntreaMember(cluster: Cluster): Promise<void> {
+/**
+ * Prepares a member as Antrea's member manifest would. Antrea before 1.13 shipped a ClusterSet CRD
+ * whose only version was v1alpha1; that CRD is not vendored, so for such targets the vendored one is
+ * cut down to its v1alpha1 version (made the storage version), which is what those members read.
+ */
+async function installAntreaMember(cluster: Cluster, plan: Plan): Promise<void> {
   for (const file of ANTREA_MEMBER_CRDS) {
     const obj = loadYaml(fs.readFileSync(path.join(ROOT, 'crds', file), 'utf8')) as BundleObject['obj'];
+    if (file === 'multicluster.crd.antrea.io_clustersets.yaml' && !usesClusterSetV1Alpha2(plan)) {
+      const spec = obj.spec as { versions: { name: string; storage: boolean }[] };
+      spec.versions = spec.versions
+        .filter((v) => v.name === 'v1alpha1')
+        .map((v) => ({ ...v, storage: true }));
+    }
     const r = await applyObject(cluster, { file, obj, wave: 0 }, { fieldManager: 'antrea-install' });
     if ('rejection' in r) throw new Error(`installing ${file}: ${r.rejection.message}`);
   }
@@ -69,7 +81,7 @@ async function applyCase(
   const order = [plan.leader.id, ...ids.filter((id) => id !== plan.leader.id)];
   for (const id of order) {
     const cluster = byId.get(id) as Cluster;
-    if (plan.members.some((m) => m.id === id)) await installAntreaMember(cluster);
+    if (plan.members.some((m) => m.id === id)) await installAntreaMember(cluster, plan);
     const result = await applyBundle(cluster, path.join(CASES, name, 'expected', 'clusters', id));
     for (const r of result.rejected)
       problems.push(`${id}: ${r.kind} ${r.namespace ?? ''}/${r.name}: ${r.message}`);

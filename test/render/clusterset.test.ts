@@ -87,7 +87,7 @@ test('THEN every ClusterSet passes the v1alpha2 CRD schema (exactly one leader, 
   for (const o of objs) assert.equal(validateObject(o, o.metadata.name), []);
 });
 
-test('GIVEN Antrea older than 1.13 WHEN ClusterSets are rendered THEN v1alpha1: the leader lists members with their ServiceAccounts, a member lists itself, no clusterID', () => {
+test('GIVEN Antrea older than 1.13 WHEN ClusterSets are rendered THEN members get v1alpha1 listing themselves and no clusterID, the leader keeps v1alpha2', () => {
   const m = minimalModel();
   m.antreaVersion = '1.12.2';
   const p = planOf(m);
@@ -95,20 +95,19 @@ test('GIVEN Antrea older than 1.13 WHEN ClusterSets are rendered THEN v1alpha1: 
     renderInto((s) => renderLeaderClusterSet(s, p)),
     'ClusterSet',
   );
-  assert.is(leader.apiVersion, 'multicluster.crd.antrea.io/v1alpha1');
-  assert.equal(leader.spec, {
-    leaders: [{ clusterID: p.leader.id }],
-    members: p.members.map((x) => ({ clusterID: x.id, serviceAccount: `member-${x.id}` })),
-    namespace: 'antrea-multicluster',
-  });
+  // The leader bundle ships the current CRDs, whose storage version is v1alpha2.
+  assert.is(leader.apiVersion, 'multicluster.crd.antrea.io/v1alpha2');
   const east = memberOf(p, p.members[0]!.id);
   const member = only(
     renderInto((s) => renderMemberClusterSet(s, p, east)),
     'ClusterSet',
   );
   assert.is(member.apiVersion, 'multicluster.crd.antrea.io/v1alpha1');
-  assert.equal((member.spec as { members: unknown }).members, [{ clusterID: east.id }]);
-  assert.not.ok('clusterID' in (member.spec as object));
+  assert.equal(member.spec, {
+    leaders: [{ clusterID: p.leader.id, secret: 'antrea-mc-leader-token', server: p.leader.apiServer }],
+    members: [{ clusterID: east.id }],
+    namespace: 'antrea-multicluster',
+  });
   for (const o of [leader, member]) assert.equal(validateObject(o, o.metadata.name), []);
 });
 
