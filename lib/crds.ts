@@ -1,6 +1,7 @@
 /**
  * The vendored CRDs (crds/, copied from ../shared/crds; see crds/SOURCES.md). Read once, on first use.
- * Rendered into bundles that must install them, and used to validate what we render.
+ * Rendered into bundles that must install them (validators are precompiled from them by
+ * `npm run import`).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -34,12 +35,4 @@ export function loadCrd(file: string): Crd {
     cache.set(file, crd);
   }
   return crd;
-}
-
-/** Every vendored CRD file name. */
-export function crdFiles(): string[] {
-  return fs
-    .readdirSync(CRD_DIR)
-    .filter((f) => f.endsWith('.yaml'))
-    .sort();
 }

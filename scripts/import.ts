@@ -12,8 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import Ajv from 'ajv';
 import standaloneCode from 'ajv/dist/standalone';
-import * as yaml from 'js-yaml';
-import type { Crd } from '../lib/crds';
+import { loadCrd } from '../lib/crds';
 import { crdObjectSchema, validatorExportName } from '../lib/validate';
 
 const root = path.resolve(__dirname, '..');
@@ -62,7 +61,7 @@ function generate(into: string): void {
   const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false, code: { source: true } });
   const exportsByName: Record<string, string> = {};
   for (const file of Object.values(IMPORTS)) {
-    const crd = yaml.load(fs.readFileSync(path.join(root, 'crds', file), 'utf8')) as Crd;
+    const crd = loadCrd(file);
     for (const v of crd.spec.versions) {
       if (!v.served || !v.schema) continue;
       const key = `${crd.spec.group}/${v.name}/${crd.spec.names.kind}`;
