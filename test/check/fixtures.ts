@@ -4,16 +4,9 @@
  * each with a gateway; Services exported across networks; custom Tiers; baseline and stretched
  * policies. Tests break it in one place at a time.
  */
-import type { ClusterSetProps } from '../../lib/model';
+import type { ModelDraft } from '../helpers/models';
 
-/** A mutable copy of a readonly model type, so tests can break it in place. */
-export type Draft<T> = T extends readonly (infer U)[]
-  ? Draft<U>[]
-  : T extends object
-    ? { -readonly [K in keyof T]: Draft<T[K]> }
-    : T;
-
-export type ModelDraft = Draft<ClusterSetProps>;
+export type { ModelDraft } from '../helpers/models';
 
 const BASE: ModelDraft = {
   clusterSetId: 'prod-set',
