@@ -3,8 +3,6 @@
  * Antrea documents (antrea-mc.md cites the code); none is derived from a construct path or a hash of
  * one. Changing a function here renames live objects: treat it as a breaking change.
  */
-import { createHash } from 'node:crypto';
-
 /** Antrea's default leader namespace. */
 export const DEFAULT_LEADER_NAMESPACE = 'antrea-multicluster';
 /** Antrea's default member controller namespace. */
@@ -35,8 +33,6 @@ export const MEMBER_ROLE = 'antrea-mc-member-cluster-role';
 export const CLUSTER_ID_ANNOTATION = 'multicluster.antrea.io/cluster-id';
 /** Finalizer Antrea's member puts on every Service/Endpoints/ClusterInfo ResourceExport. */
 export const RESOURCE_EXPORT_FINALIZER = 'resourceexport.antrea.io/finalizer';
-/** Prefix of everything Antrea's member controller imports (`antrea-mc-<name>`). */
-export const IMPORTED_PREFIX = 'antrea-mc-';
 
 /** Name of the ServiceAccount, token Secret and RoleBinding of one member in the leader namespace. */
 export function memberIdentityName(clusterId: string): string {
@@ -53,11 +49,6 @@ export function serviceImportName(namespace: string, name: string): string {
   return `${namespace}-${name}-service`;
 }
 
-/** `<ns>-<name>-endpoints`: the Endpoints ResourceImport the reconciler maintains. */
-export function endpointsImportName(namespace: string, name: string): string {
-  return `${namespace}-${name}-endpoints`;
-}
-
 /** `<policy>-antreaclusternetworkpolicy`: the ACNP ResourceImport of a replicated policy. */
 export function acnpImportName(policy: string): string {
   return `${policy}-antreaclusternetworkpolicy`;
@@ -71,21 +62,6 @@ export function serviceExportName(
   kind: 'service' | 'endpoints',
 ): string {
   return `${clusterId}-${namespace}-${name}-${kind}`;
-}
-
-/** `<id>-clusterinfo`: a member's ClusterInfo ResourceExport, and its ResourceImport. */
-export function clusterInfoName(clusterId: string): string {
-  return `${clusterId}-clusterinfo`;
-}
-
-/** First 16 hex characters of SHA-1 of a normalized label (HashLabelIdentity). */
-export function labelIdentityHash(normalizedLabel: string): string {
-  return createHash('sha1').update(normalizedLabel).digest('hex').slice(0, 16);
-}
-
-/** `antrea-mc-<name>`: what a member calls an imported Service or ACNP. */
-export function importedName(name: string): string {
-  return `${IMPORTED_PREFIX}${name}`;
 }
 
 /** Antrea's dash-prefix pair test (HasClusterIDPrefixPair): `east` and `east-1` collide. */

@@ -17,6 +17,7 @@ import {
   serviceExportName,
   announceName,
   RESOURCE_EXPORT_FINALIZER,
+  serviceImportName,
 } from '../../lib/names';
 import type { Plan } from '../../lib/plan';
 import { usesClusterSetV1Alpha2 } from '../../lib/render/clusterset';
@@ -292,7 +293,7 @@ admission(
     const [, token] = memberToken(c, 0);
     const svc = c.plan.services[0];
     if (!svc) throw new Error('the minimal case declares a Service');
-    const riName = `${svc.namespace}-${svc.name}-service`;
+    const riName = serviceImportName(svc.namespace, svc.name);
     let r = await request(as(c, token), 'GET', `${MC}/${c.ns}/resourceimports/${riName}`);
     assert.is(r.status, 200, `members read imports: ${describe(r)}`);
     r = await request(
@@ -338,7 +339,7 @@ admission(
     assert.is(r.status, 200, describe(r));
     const svc = c.plan.services[0];
     if (!svc) throw new Error('the minimal case declares a Service');
-    const riName = `${svc.namespace}-${svc.name}-service`;
+    const riName = serviceImportName(svc.namespace, svc.name);
     r = await request(
       auth,
       'PATCH',
