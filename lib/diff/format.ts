@@ -1,0 +1,388 @@
+/**
+ * Output formats of `clusterset diff`: text for a terminal, markdown for a pull-request comment, and
+ * JSON for tools. All three carry the same facts in the same order; none depends on the clock or the
+ * environment, so the same change always prints the same bytes.
+ *
+ * The markdown form is made for GitHub: a headline saying how many clusters the change touches, the
+ * impact bullets, a per-bundle table, a Mermaid picture of who exports what to whom after the change,
+ * and the object details in `<details>` blocks. A comment holds at most 65,536 characters: the
+ * details are cut to fit (and the cut is said), never the summary above them.
+ */
+import type { ExportedService, Impact, ImpactItem } from './impact';
+import { IMPACT_CATEGORIES } from './impact';
+import type { BundleDiff, FieldChange, FileChange, ObjectChange, TreeDiff } from './tree';
+
+/** GitHub's limit on the body of an issue or pull-request comment, in characters. */
+export const GITHUB_COMMENT_LIMIT = 65_536;
+
+/** What the two sides are, for the headline: e.g. `out/ at origin/main` and `clusterset.ts`. */
+export interface DiffLabels {
+  readonly before: string;
+  readonly after: string;
+}
+
+/** The output formats. */
+export type DiffFormat = 'text' | 'markdown' | 'json';
+
+/** Field lines shown per object before "and N more" (the JSON form has them all). */
+const MAX_FIELDS = 20;
+/** Summary lines shown per category before "and N more" (keeps a fleet-wide change readable). */
+const MAX_ITEMS_PER_CATEGORY = 12;
+/** Services drawn in the Mermaid picture (GitHub renders big graphs poorly). */
+const MAX_GRAPH_SERVICES = 30;
+
+/** The diff found nothing to report. */
+export function isEmpty(diff: TreeDiff): boolean {
+  return diff.bundles.length === 0;
+}
+
+const BOOKKEEPING = /(^|\/)(kustomization\.yaml|\.clusterset-index)$/;
+
+/**
+ * Bundles worth showing: a bundle whose only changes are kustomization.yaml or the index follows the
+ * objects elsewhere and is left out, unless nothing else changed (then out/ was edited by hand).
+ */
+function shown(diff: TreeDiff): readonly BundleDiff[] {
+  const real = diff.bundles.filter(
+    (b) => b.objects.length > 0 || b.files.some((f) => !BOOKKEEPING.test(f.file)),
+  );
+  return real.length > 0 ? real : diff.bundles;
+}
+
+function counts(b: BundleDiff): { added: number; changed: number; removed: number } {
+  const c = { added: 0, changed: 0, removed: 0 };
+  for (const o of b.objects) c[o.change]++;
+  return c;
+}
+
+function countText(b: BundleDiff): string {
+  const c = counts(b);
+  const parts = (['added', 'changed', 'removed'] as const).filter((k) => c[k] > 0).map((k) => `${c[k]} ${k}`);
+  const files = visibleFiles(b).length;
+  if (files > 0) parts.push(`${files} other file${files === 1 ? '' : 's'}`);
+  return parts.join(', ');
+}
+
+/** kustomization.yaml and the index follow the objects; they are shown only when nothing else changed. */
+function visibleFiles(b: BundleDiff): readonly FileChange[] {
+  if (b.objects.length === 0) return b.files;
+  return b.files.filter((f) => !BOOKKEEPING.test(f.file));
+}
+
+function bundleTitle(b: BundleDiff): string {
+  if (b.type === 'root') return 'out/ (root files)';
+  const presence =
+    b.presence === 'added' ? ' (new bundle)' : b.presence === 'removed' ? ' (bundle removed)' : '';
+  return `${b.type === 'cluster' ? b.bundle : `${b.bundle}/`}${presence}`;
+}
+
+function objectTitle(o: ObjectChange | FileChange): string {
+  if (!('kind' in o)) return o.file;
+  return `${o.kind} ${o.namespace !== undefined ? `${o.namespace}/` : ''}${o.name}`;
+}
+
+function value(v: unknown): string {
+  if (v === undefined) return '(none)';
+  const s = typeof v === 'string' ? v : JSON.stringify(v);
+  const one = s.replace(/\n/g, '⏎');
+  return one.length > 100 ? `${one.slice(0, 97)}…` : one;
+}
+
+/** Two long strings (CEL expressions, say) shown around their first difference. */
+function around(a: string, b: string): [string, string] {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  const from = Math.max(0, i - 30);
+  const cut = (s: string): string =>
+    `${from > 0 ? '…' : ''}${s.slice(from, from + 90)}${s.length > from + 90 ? '…' : ''}`;
+  return [cut(a), cut(b)];
+}
+
+/** `spec.ports[http].port: 80 → 8080`, `spec.podCIDRs: + 10.1.0.0/16`. */
+export function fieldLine(f: FieldChange): string {
+  const p = f.path === '' ? '(whole document)' : f.path;
+  if (
+    f.op === 'changed' &&
+    typeof f.before === 'string' &&
+    typeof f.after === 'string' &&
+    f.before.length + f.after.length > 100
+  ) {
+    const [a, b] = around(f.before, f.after);
+    return `${p}: ${value(a)} → ${value(b)}`;
+  }
+  if (f.op === 'changed') return `${p}: ${value(f.before)} → ${value(f.after)}`;
+  if (f.op === 'added') return `${p}: + ${value(f.after)}`;
+  if (f.op === 'removed') return `${p}: - ${value(f.before)}`;
+  return `${p}: reordered ${value(f.before)} → ${value(f.after)}`;
+}
+
+const MARK = { added: '+', removed: '-', changed: '~' } as const;
+
+function headline(impact: Impact): string {
+  const n = impact.touched.length;
+  const of = impact.clusters.length;
+  const clusters =
+    n === 0
+      ? 'no cluster bundle'
+      : `${n} of ${of} cluster${of === 1 ? '' : 's'} (${impact.touched.join(', ')})`;
+  const delivery =
+    impact.delivery.length > 0 ? `; delivery: ${impact.delivery.map((d) => `${d}/`).join(', ')}` : '';
+  return `this change touches ${clusters}${delivery}`;
+}
+
+/** Summary lines per category, at most MAX_ITEMS_PER_CATEGORY each, with what was left out. */
+function summaryLines(items: readonly ImpactItem[]): string[] {
+  const out: string[] = [];
+  for (const c of IMPACT_CATEGORIES) {
+    const xs = items.filter((i) => i.category === c);
+    for (const i of xs.slice(0, MAX_ITEMS_PER_CATEGORY)) out.push(i.text);
+    if (xs.length > MAX_ITEMS_PER_CATEGORY)
+      out.push(
+        `… and ${xs.length - MAX_ITEMS_PER_CATEGORY} more ${c} changes (\`--format json\` lists them all)`,
+      );
+  }
+  return out;
+}
+
+function noChanges(labels: DiffLabels): string {
+  return `No changes: ${labels.after} renders exactly ${labels.before}.`;
+}
+
+/** The terminal form. */
+export function formatText(diff: TreeDiff, impact: Impact, labels: DiffLabels): string {
+  if (isEmpty(diff)) return `${noChanges(labels)}\n`;
+  const lines = [`clusterset diff ${labels.before} → ${labels.after}: ${headline(impact)}`, '', 'Impact:'];
+  for (const l of summaryLines(impact.items)) lines.push(`  - ${l}`);
+  for (const b of shown(diff)) {
+    lines.push('', `${bundleTitle(b)}: ${countText(b)}`);
+    for (const o of [...b.objects, ...visibleFiles(b)]) {
+      lines.push(`  ${MARK[o.change]} ${objectTitle(o)}`);
+      for (const f of o.fields.slice(0, MAX_FIELDS)) lines.push(`      ${fieldLine(f)}`);
+      if (o.fields.length > MAX_FIELDS) lines.push(`      … and ${o.fields.length - MAX_FIELDS} more fields`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The impact summary alone, for `synth --check`. */
+export function formatSummaryText(diff: TreeDiff, impact: Impact): string {
+  if (isEmpty(diff)) return '';
+  return `${[`Impact (${headline(impact)}):`, ...summaryLines(impact.items).map((l) => `  - ${l}`)].join('\n')}\n`;
+}
+
+/** Markdown-escapes prose (impact sentences hold label selectors, paths and names). */
+function md(s: string): string {
+  return s.replace(/[\\`*_[\]<>|#~]/g, (c) => (c === '<' ? '&lt;' : c === '>' ? '&gt;' : `\\${c}`));
+}
+
+/** An inline code span that survives backticks in the value. */
+function code(s: string): string {
+  const t = s.replace(/`/g, 'ˋ');
+  return `\`${t}\``;
+}
+
+/** A Mermaid label: quoted, with the characters Mermaid would read as syntax entity-escaped. */
+function mermaidLabel(s: string): string {
+  return `"${s.replace(/[#"<>]/g, (c) => ({ '#': '#35;', '"': '#quot;', '<': '#lt;', '>': '#gt;' })[c]!)}"`;
+}
+
+/**
+ * Who exports what to whom after the change: member → Service → every member (each member imports
+ * every exported Service). New exports are thick, dropped ones dotted. Node IDs are generated
+ * (`c0`, `s0`), never taken from names, so no name can break the graph.
+ */
+export function mermaid(impact: Impact): string {
+  let services: readonly ExportedService[] = impact.exports;
+  const notes: string[] = [];
+  if (services.length > MAX_GRAPH_SERVICES) {
+    const changed = services.filter((s) => s.exporters.some((e) => e.change !== 'same'));
+    const pick = changed.length > 0 ? changed : services;
+    services = pick.slice(0, MAX_GRAPH_SERVICES);
+    notes.push(
+      `${impact.exports.length - services.length} of ${impact.exports.length} exported Services not drawn` +
+        (changed.length > 0 ? ' (only Services whose exporters change are shown)' : ''),
+    );
+  }
+  const lines = ['```mermaid', 'flowchart LR'];
+  const clusterIds = new Map<string, string>();
+  for (const s of services)
+    for (const e of s.exporters)
+      if (!clusterIds.has(e.cluster)) clusterIds.set(e.cluster, `c${clusterIds.size}`);
+  for (const [c, id] of [...clusterIds].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    lines.push(`  ${id}[${mermaidLabel(c)}]`);
+  const members = impact.membersAfter.length;
+  lines.push(`  all((${mermaidLabel(`every member (${members})`)}))`);
+  const links: string[] = [];
+  const styles: string[] = [];
+  services.forEach((s, i) => {
+    const sid = `s${i}`;
+    const live = s.exporters.some((e) => e.change !== 'removed');
+    const fresh = s.exporters.every((e) => e.change === 'added');
+    lines.push(`  ${sid}([${mermaidLabel(s.service)}])${live ? (fresh ? ':::added' : '') : ':::removed'}`);
+    for (const e of s.exporters) {
+      const from = clusterIds.get(e.cluster)!;
+      if (e.change === 'same') links.push(`  ${from} --> ${sid}`);
+      else if (e.change === 'added') {
+        styles.push(`  linkStyle ${links.length} stroke:#1a7f37,stroke-width:3px`);
+        links.push(`  ${from} == ${mermaidLabel('new')} ==> ${sid}`);
+      } else {
+        styles.push(`  linkStyle ${links.length} stroke:#cf222e`);
+        links.push(`  ${from} -. ${mermaidLabel('removed')} .-> ${sid}`);
+      }
+    }
+    if (live) links.push(`  ${sid} --> all`);
+  });
+  lines.push(...links, ...styles);
+  lines.push(
+    '  classDef added fill:#dafbe1,stroke:#1a7f37',
+    '  classDef removed fill:#ffebe9,stroke:#cf222e',
+  );
+  lines.push('```');
+  if (notes.length > 0) lines.push('', `_${md(notes.join('; '))}._`);
+  return lines.join('\n');
+}
+
+function detailsBlock(b: BundleDiff, maxChars: number): { text: string; shown: number; total: number } {
+  const entries = [...b.objects, ...visibleFiles(b)];
+  const head = `<details><summary><code>${bundleTitle(b)}</code>: ${countText(b)}</summary>\n\n`;
+  const tail = '\n</details>\n';
+  let body = '';
+  let shown = 0;
+  for (const o of entries) {
+    const icon = o.change === 'added' ? '➕' : o.change === 'removed' ? '➖' : '✏️';
+    const lines = [`- ${icon} ${code(objectTitle(o))}`];
+    for (const f of o.fields.slice(0, MAX_FIELDS)) lines.push(`  - ${code(fieldLine(f))}`);
+    if (o.fields.length > MAX_FIELDS) lines.push(`  - … and ${o.fields.length - MAX_FIELDS} more fields`);
+    const piece = `${lines.join('\n')}\n`;
+    const cut = `- … ${entries.length - shown} more not shown\n`;
+    if (head.length + body.length + piece.length + cut.length + tail.length > maxChars) {
+      body += shown < entries.length ? `- … ${entries.length - shown} more not shown\n` : '';
+      break;
+    }
+    body += piece;
+    shown++;
+  }
+  return { text: head + body + tail, shown, total: entries.length };
+}
+
+/**
+ * The pull-request comment, at most `limit` characters (GitHub's by default). The summary, table and
+ * picture always stay whole; the details are cut to fit, bundle by bundle, and the cut is said.
+ */
+export function formatMarkdown(
+  diff: TreeDiff,
+  impact: Impact,
+  labels: DiffLabels,
+  limit: number = GITHUB_COMMENT_LIMIT,
+): string {
+  if (isEmpty(diff)) return `### clusterset diff: no changes\n\n${md(noChanges(labels))}\n`;
+  const n = impact.touched.length;
+  const head: string[] = [
+    `### clusterset diff: ${n} of ${impact.clusters.length} clusters touched` +
+      (impact.delivery.length > 0
+        ? ` (and delivery: ${impact.delivery.map((d) => `${d}/`).join(', ')})`
+        : ''),
+    '',
+    `${md(labels.before)} → ${md(labels.after)}${n > 0 ? `: ${impact.touched.map(code).join(', ')}` : ''}`,
+    '',
+    '#### Impact',
+    '',
+    ...summaryLines(impact.items).map((l) => `- ${md(l)}`),
+    '',
+    '#### Per bundle',
+    '',
+    '| Bundle | Added | Changed | Removed |',
+    '| --- | ---: | ---: | ---: |',
+    ...shown(diff).map((b) => {
+      const c = counts(b);
+      return `| ${code(bundleTitle(b))} | ${c.added} | ${c.changed} | ${c.removed} |`;
+    }),
+    '',
+  ];
+  if (impact.exports.length > 0)
+    head.push('#### Who exports what to whom (after this change)', '', mermaid(impact), '');
+  head.push('#### Details', '');
+  let text = head.join('\n');
+  const reserve = 400;
+  const cut: string[] = [];
+  let partial: string | undefined;
+  for (const b of shown(diff)) {
+    const room = limit - text.length - reserve;
+    if (cut.length > 0 || room <= 200) {
+      cut.push(bundleTitle(b));
+      continue;
+    }
+    const block = detailsBlock(b, room);
+    text += `${block.text}\n`;
+    if (block.shown < block.total)
+      partial = `${bundleTitle(b)} (${block.total - block.shown} of ${block.total} entries)`;
+  }
+  if (cut.length > 0 || partial !== undefined) {
+    const what = [
+      ...(partial !== undefined ? [`part of ${partial}`] : []),
+      ...(cut.length > 0
+        ? [
+            `${cut.length} bundle${cut.length === 1 ? '' : 's'} (${cut.slice(0, 10).join(', ')}${cut.length > 10 ? ', …' : ''})`,
+          ]
+        : []),
+    ];
+    const note = `_Details cut to stay under GitHub's ${GITHUB_COMMENT_LIMIT.toLocaleString('en-US')}-character comment limit: ${md(what.join(' and '))} not shown. Run \`clusterset diff\` for everything._\n`;
+    text += note.length <= limit - text.length ? note : '';
+  }
+  return text;
+}
+
+/**
+ * The JSON form: `version` 1, the two labels, `changed`, the ClusterSet facts (`leader`, `clusters`,
+ * `membersBefore`, `membersAfter`), `touched` cluster IDs and `delivery` folders, the `impact` items
+ * (`category`, `text`, `clusters`), `exports` (`service`, `exporters[]` of `cluster` and `change`),
+ * and `bundles` with their `objects` (`change`, `group`, `kind`, `namespace`, `name`, `file`,
+ * `fields[]` of `path`, `op`, `before`, `after`) and other `files`. Keys in this order, always.
+ */
+export function formatJson(diff: TreeDiff, impact: Impact, labels: DiffLabels): string {
+  const doc = {
+    version: 1,
+    before: labels.before,
+    after: labels.after,
+    changed: !isEmpty(diff),
+    leader: impact.leader ?? null,
+    clusters: impact.clusters,
+    membersBefore: impact.membersBefore,
+    membersAfter: impact.membersAfter,
+    touched: impact.touched,
+    delivery: impact.delivery,
+    impact: impact.items,
+    exports: impact.exports,
+    bundles: diff.bundles.map((b) => ({
+      bundle: b.bundle,
+      type: b.type,
+      cluster: b.cluster ?? null,
+      presence: b.presence,
+      counts: counts(b),
+      objects: b.objects.map((o) => ({
+        change: o.change,
+        group: o.group,
+        kind: o.kind,
+        namespace: o.namespace ?? null,
+        name: o.name,
+        file: o.file,
+        fields: o.fields.map(jsonField),
+      })),
+      files: b.files.map((f) => ({ change: f.change, file: f.file, fields: f.fields.map(jsonField) })),
+    })),
+  };
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+function jsonField(f: FieldChange) {
+  return { path: f.path, op: f.op, before: f.before ?? null, after: f.after ?? null };
+}
+
+/** One of the three forms. */
+export function formatDiff(format: DiffFormat, diff: TreeDiff, impact: Impact, labels: DiffLabels): string {
+  return format === 'json'
+    ? formatJson(diff, impact, labels)
+    : format === 'markdown'
+      ? formatMarkdown(diff, impact, labels)
+      : formatText(diff, impact, labels);
+}
