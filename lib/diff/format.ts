@@ -8,7 +8,7 @@
  * and the object details in `<details>` blocks. A comment holds at most 65,536 characters: the
  * details are cut to fit (and the cut is said), never the summary above them.
  */
-import type { ExportedService, Impact, ImpactItem } from './impact';
+import type { ExportedService, Impact, ImpactCategory, ImpactItem } from './impact';
 import { IMPACT_CATEGORIES } from './impact';
 import type { BundleDiff, FieldChange, FileChange, ObjectChange, TreeDiff } from './tree';
 
@@ -130,6 +130,25 @@ function headline(impact: Impact): string {
   return `this change touches ${clusters}${delivery}`;
 }
 
+/** How the "and N more" line names a category. */
+const CATEGORY_NOUN: Readonly<Record<ImpactCategory, string>> = {
+  members: 'member',
+  services: 'Service',
+  exports: 'export',
+  'baseline-policies': 'baseline policy',
+  'stretched-policies': 'stretched policy',
+  tiers: 'Tier',
+  identity: 'cluster identity',
+  'member-config': 'member controller setting',
+  clusterset: 'ClusterSet',
+  admission: 'admission',
+  namespaces: 'Namespace',
+  leader: 'leader',
+  crds: 'CRD',
+  delivery: 'delivery',
+  other: 'other',
+};
+
 /** Summary lines per category, at most MAX_ITEMS_PER_CATEGORY each, with what was left out. */
 function summaryLines(items: readonly ImpactItem[]): string[] {
   const out: string[] = [];
@@ -138,7 +157,7 @@ function summaryLines(items: readonly ImpactItem[]): string[] {
     for (const i of xs.slice(0, MAX_ITEMS_PER_CATEGORY)) out.push(i.text);
     if (xs.length > MAX_ITEMS_PER_CATEGORY)
       out.push(
-        `… and ${xs.length - MAX_ITEMS_PER_CATEGORY} more ${c} changes (\`--format json\` lists them all)`,
+        `… and ${xs.length - MAX_ITEMS_PER_CATEGORY} more ${CATEGORY_NOUN[c]} changes (--format json lists them all)`,
       );
   }
   return out;
@@ -205,11 +224,11 @@ export function mermaid(impact: Impact): string {
   }
   const lines = ['```mermaid', 'flowchart LR'];
   const clusterIds = new Map<string, string>();
-  for (const s of services)
-    for (const e of s.exporters)
-      if (!clusterIds.has(e.cluster)) clusterIds.set(e.cluster, `c${clusterIds.size}`);
-  for (const [c, id] of [...clusterIds].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-    lines.push(`  ${id}[${mermaidLabel(c)}]`);
+  const exporters = [...new Set(services.flatMap((s) => s.exporters.map((e) => e.cluster)))].sort();
+  for (const c of exporters) {
+    clusterIds.set(c, `c${clusterIds.size}`);
+    lines.push(`  ${clusterIds.get(c)}[${mermaidLabel(c)}]`);
+  }
   const members = impact.membersAfter.length;
   lines.push(`  all((${mermaidLabel(`every member (${members})`)}))`);
   const links: string[] = [];
@@ -301,9 +320,10 @@ export function formatMarkdown(
   ];
   if (impact.exports.length > 0)
     head.push('#### Who exports what to whom (after this change)', '', mermaid(impact), '');
-  head.push('#### Details', '');
+  head.push('#### Details', '', '');
   let text = head.join('\n');
-  const reserve = 400;
+  // Room kept for the note that says what was cut: its fixed words and at most five bundle names.
+  const reserve = 800;
   const cut: string[] = [];
   let partial: string | undefined;
   for (const b of shown(diff)) {
@@ -322,7 +342,7 @@ export function formatMarkdown(
       ...(partial !== undefined ? [`part of ${partial}`] : []),
       ...(cut.length > 0
         ? [
-            `${cut.length} bundle${cut.length === 1 ? '' : 's'} (${cut.slice(0, 10).join(', ')}${cut.length > 10 ? ', …' : ''})`,
+            `${cut.length} bundle${cut.length === 1 ? '' : 's'} (${cut.slice(0, 5).join(', ')}${cut.length > 5 ? ', …' : ''})`,
           ]
         : []),
     ];

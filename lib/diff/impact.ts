@@ -152,6 +152,7 @@ function sameSet(a: ReadonlySet<string>, b: readonly string[]): boolean {
 /** `all 4 members`, `east and west`, `12 clusters (a, b, c, d, e and 7 more)`. */
 function phrase(ids: ReadonlySet<string>, memberSets: readonly (readonly string[])[]): string {
   const xs = sorted(ids);
+  if (xs.length === 2 && memberSets.some((m) => sameSet(ids, m))) return 'both members';
   if (xs.length > 1 && memberSets.some((m) => sameSet(ids, m))) return `all ${xs.length} members`;
   if (xs.length <= 6) return joinAnd(xs);
   return `${xs.length} clusters (${xs.slice(0, 5).join(', ')} and ${xs.length - 5} more)`;
@@ -210,7 +211,7 @@ class Accumulator {
   }
 }
 
-const verbOf = { added: 'added', removed: 'removed', changed: 'changes' } as const;
+const verbOf = { added: 'added in', removed: 'removed from', changed: 'changes in' } as const;
 
 function countKinds(objects: readonly ObjectChange[]): string {
   const counts = new Map<string, number>();
@@ -240,9 +241,11 @@ export function impact(
   const all = (m: readonly string[]): string =>
     m.length === 1
       ? `member ${m[0]}`
-      : m.length <= 6
-        ? `all ${m.length} members (${m.join(', ')})`
-        : `all ${m.length} members`;
+      : m.length === 2
+        ? `both members (${m.join(', ')})`
+        : m.length <= 6
+          ? `all ${m.length} members (${m.join(', ')})`
+          : `all ${m.length} members`;
   const acc = new Accumulator();
   const explained = new Set<ObjectChange>();
 
@@ -335,7 +338,7 @@ export function impact(
       if (o.change === 'added')
         acc.add(
           'services',
-          `Service ${svc} becomes importable in ${all(membersAfter)} (${describeServicePorts(ports(o.after))})`,
+          `Service ${svc} (${describeServicePorts(ports(o.after))}) becomes importable in ${all(membersAfter)}`,
           [cluster],
         );
       else if (o.change === 'removed')
@@ -386,7 +389,7 @@ export function impact(
       else {
         const what = describePolicyChange(spec(o.before), spec(o.after));
         for (const w of what.length > 0 ? what : [fieldSummary(o.fields)])
-          acc.add('stretched-policies', `stretched policy ${o.name} ${w} in {clusters}`, [cluster]);
+          acc.add('stretched-policies', `stretched policy ${o.name} in {clusters}: ${w}`, [cluster]);
       }
       return;
     }
@@ -409,7 +412,7 @@ export function impact(
           : o.change === 'added'
             ? ` (priority ${String(s.priority)})`
             : '';
-      acc.add('tiers', `Tier ${o.name} ${v} in {clusters}${what}`, [cluster]);
+      acc.add('tiers', `Tier ${o.name} ${v} {clusters}${what}`, [cluster]);
       return;
     }
     if (o.kind === 'ClusterProperty' || o.kind === 'ClusterClaim') {
@@ -420,7 +423,11 @@ export function impact(
           : o.change === 'added'
             ? `added (${fmt(value(o.after))})`
             : 'removed';
-      acc.add('identity', `cluster identity: ${o.kind} ${o.name} ${what} in {clusters}`, [cluster]);
+      acc.add(
+        'identity',
+        `cluster identity: ${o.kind} ${o.name} ${what} ${o.change === 'removed' ? 'from' : 'in'} {clusters}`,
+        [cluster],
+      );
       return;
     }
     if (o.kind === 'ConfigMap' && o.name === MEMBER_CONFIG_NAME) {
@@ -432,7 +439,7 @@ export function impact(
               4,
             )}`
           : '';
-      acc.add('member-config', `member controller settings ${v} in {clusters}${what}`, [cluster]);
+      acc.add('member-config', `member controller settings ${v} {clusters}${what}`, [cluster]);
       return;
     }
     if (o.kind === 'ConfigMap' && o.name === RECONCILER_CONFIG_NAME) {
@@ -441,7 +448,7 @@ export function impact(
       );
       acc.add(
         'leader',
-        `reconciler config ${v} in {clusters}${o.change === 'changed' ? ` (${keys.join(', ')})` : ''}`,
+        `reconciler config ${v} {clusters}${o.change === 'changed' ? ` (${keys.join(', ')})` : ''}`,
         [cluster],
       );
       return;
@@ -449,11 +456,9 @@ export function impact(
     if (o.kind === 'ClusterSet') {
       const isMember = list(spec(obj).leaders).some((l) => l.secret !== undefined);
       const what = o.change === 'changed' ? `: ${fieldSummary(o.fields)}` : '';
-      acc.add(
-        'clusterset',
-        `${isMember ? 'member' : 'leader'} ClusterSet ${o.name} ${v} in {clusters}${what}`,
-        [cluster],
-      );
+      acc.add('clusterset', `${isMember ? 'member' : 'leader'} ClusterSet ${o.name} ${v} {clusters}${what}`, [
+        cluster,
+      ]);
       return;
     }
     if (o.kind === 'ValidatingAdmissionPolicy' || o.kind === 'ValidatingAdmissionPolicyBinding') {
@@ -473,17 +478,17 @@ export function impact(
               .slice(0, 3)
               .join(', ')}${o.fields.length > 3 ? ` and ${o.fields.length - 3} more` : ''}`
           : '';
-      acc.add('admission', `admission: ${o.kind} ${o.name} ${v} in {clusters}${what}`, [cluster]);
+      acc.add('admission', `admission: ${o.kind} ${o.name} ${v} {clusters}${what}`, [cluster]);
       return;
     }
     if (o.kind === 'Namespace') {
-      acc.add('namespaces', `Namespace ${o.name} ${v} in {clusters}`, [cluster]);
+      acc.add('namespaces', `Namespace ${o.name} ${v} {clusters}`, [cluster]);
       return;
     }
     if (o.kind === 'CustomResourceDefinition') {
       acc.add(
         'crds',
-        `CRD ${o.name} ${v} in {clusters}${o.change === 'changed' ? ` (${o.fields.length} fields)` : ''}`,
+        `CRD ${o.name} ${v} {clusters}${o.change === 'changed' ? ` (${o.fields.length} fields)` : ''}`,
         [cluster],
       );
       return;
@@ -494,14 +499,14 @@ export function impact(
     ) {
       acc.add(
         'leader',
-        `${o.kind} ${objName(o)} ${v} in {clusters}${o.change === 'changed' ? `: ${fieldSummary(o.fields)}` : ''}`,
+        `${o.kind} ${objName(o)} ${v} {clusters}${o.change === 'changed' ? `: ${fieldSummary(o.fields)}` : ''}`,
         [cluster],
       );
       return;
     }
     acc.add(
       'other',
-      `${o.kind} ${objName(o)} ${v} in {clusters}${o.change === 'changed' ? `: ${fieldSummary(o.fields)}` : ''}`,
+      `${o.kind} ${objName(o)} ${v} {clusters}${o.change === 'changed' ? `: ${fieldSummary(o.fields)}` : ''}`,
       [cluster],
     );
   }
