@@ -44,7 +44,7 @@ const BOOKKEEPING = /(^|\/)(kustomization\.yaml|\.clusterset-index)$/;
  */
 function shown(diff: TreeDiff): readonly BundleDiff[] {
   const real = diff.bundles.filter(
-    (b) => b.objects.length > 0 || b.files.some((f) => !BOOKKEEPING.test(f.file)),
+    (b) => b.objects.length > 0 || b.files.some((f) => f.formattingOnly || !BOOKKEEPING.test(f.file)),
   );
   return real.length > 0 ? real : diff.bundles;
 }
@@ -66,7 +66,7 @@ function countText(b: BundleDiff): string {
 /** kustomization.yaml and the index follow the objects; they are shown only when nothing else changed. */
 function visibleFiles(b: BundleDiff): readonly FileChange[] {
   if (b.objects.length === 0) return b.files;
-  return b.files.filter((f) => !BOOKKEEPING.test(f.file));
+  return b.files.filter((f) => f.formattingOnly || !BOOKKEEPING.test(f.file));
 }
 
 function bundleTitle(b: BundleDiff): string {
@@ -77,7 +77,7 @@ function bundleTitle(b: BundleDiff): string {
 }
 
 function objectTitle(o: ObjectChange | FileChange): string {
-  if (!('kind' in o)) return o.file;
+  if (!('kind' in o)) return o.formattingOnly ? `${o.file} (formatting or comments only)` : o.file;
   return `${o.kind} ${o.namespace !== undefined ? `${o.namespace}/` : ''}${o.name}`;
 }
 
@@ -151,6 +151,8 @@ const CATEGORY_NOUN: Readonly<Record<ImpactCategory, string>> = {
 
 /** Summary lines per category, at most MAX_ITEMS_PER_CATEGORY each, with what was left out. */
 function summaryLines(items: readonly ImpactItem[]): string[] {
+  if (items.length === 0)
+    return ['nothing in terms of the ClusterSet: only bookkeeping files differ (listed below)'];
   const out: string[] = [];
   for (const c of IMPACT_CATEGORIES) {
     const xs = items.filter((i) => i.category === c);

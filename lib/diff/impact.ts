@@ -185,6 +185,9 @@ function spec(o: DiffObject | undefined): Record<string, unknown> {
   return o && isObj(o.spec) ? o.spec : {};
 }
 
+/** The leader-side identity of a member, in the order the summary names it. */
+const IDENTITY_PARTS = ['ServiceAccount', 'RoleBinding', 'token Secret'];
+
 class Accumulator {
   private readonly items = new Map<
     string,
@@ -276,7 +279,7 @@ export function impact(
       const clusters = [id, ...(leader !== undefined && parts.length > 0 ? [leader] : [])];
       const where =
         parts.length > 0
-          ? `${change === 'added' ? 'new' : 'removed'} ${joinAnd(parts)} ${identity} in ${leader}`
+          ? `${change === 'added' ? 'new' : 'removed'} ${joinAnd(IDENTITY_PARTS.filter((p) => parts.includes(p)))} ${identity} in ${leader}`
           : undefined;
       let bundle: string | undefined;
       if (own && own.presence === change) {
@@ -320,7 +323,7 @@ export function impact(
     if (b.objects.length === 0 && b.files.length > 0)
       acc.add(
         'other',
-        `${b.files.map((f) => f.file).join(', ')} ${b.files.length === 1 ? 'differs' : 'differ'} by hand`,
+        `${b.files.map((f) => f.file).join(', ')} ${b.files.length === 1 ? 'differs' : 'differ'} from what synth writes (edited by hand?)`,
         [cluster],
       );
   }

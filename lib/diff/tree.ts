@@ -54,6 +54,8 @@ export interface FileChange {
   readonly file: string;
   /** Field changes when both sides parse as YAML, otherwise empty. */
   readonly fields: readonly FieldChange[];
+  /** The bytes differ but the content does not (comments, quoting, indentation). */
+  readonly formattingOnly?: boolean;
 }
 
 /** Changes within one bundle: a cluster's folder, a delivery folder, or the root files. */
@@ -285,6 +287,12 @@ function emptySide(): Side {
   return { objects: new Map(), files: new Map(), unparseable: new Set() };
 }
 
+/** The file an object was read from on the `before` side. */
+function objectFile(side: Side, o: ObjectChange): string {
+  const key = `${o.kind}\u0000${o.group}\u0000${o.namespace ?? ''}\u0000${o.name}`;
+  return side.objects.get(key)?.file ?? o.file;
+}
+
 function compareChanges(a: ObjectChange, b: ObjectChange): number {
   return (
     cmp(a.kind, b.kind) ||
@@ -303,6 +311,8 @@ export function diffTrees(before: ReadonlyMap<string, string>, after: ReadonlyMa
   const clustersBefore = new Set<string>();
   const clustersAfter = new Set<string>();
   let parsed = 0;
+  /** Paths on both sides with different bytes. */
+  const dirty = new Map<string, string[]>();
 
   const sideOf = (file: string, which: 'before' | 'after'): Side => {
     const ref = bundleOf(file);
@@ -329,7 +339,14 @@ export function diffTrees(before: ReadonlyMap<string, string>, after: ReadonlyMa
   for (const [file, content] of before) {
     const ref = bundleOf(file);
     if (ref.cluster !== undefined) clustersBefore.add(ref.cluster);
-    if (after.get(file) === content) continue;
+    const other = after.get(file);
+    if (other === content) continue;
+    if (other !== undefined) {
+      const bundle = bundleOf(file).bundle;
+      const list = dirty.get(bundle) ?? [];
+      list.push(file);
+      dirty.set(bundle, list);
+    }
     load(file, content, 'before');
   }
   for (const [file, content] of after) {
@@ -388,6 +405,13 @@ export function diffTrees(before: ReadonlyMap<string, string>, after: ReadonlyMa
         if (textual || fields.length > 0) files.push({ change: 'changed', file, fields });
       } else files.push({ change: inA ? 'added' : 'removed', file, fields: [] });
     }
+    const explained = new Set([...objects.map((o) => o.file), ...files.map((f) => f.file)]);
+    for (const o of objects) if (o.before) explained.add(objectFile(b, o));
+    for (const file of dirty.get(ref.bundle) ?? []) {
+      if (explained.has(file)) continue;
+      files.push({ change: 'changed', file, fields: [], formattingOnly: true });
+    }
+    files.sort((x, y) => cmp(x.file, y.file));
     if (objects.length === 0 && files.length === 0) continue;
     const presence =
       ref.cluster === undefined

@@ -54,7 +54,7 @@ test('GIVEN a member that leaves THEN the summary names it, its identity and its
   const text = i.items.map((x) => x.text);
   assert.ok(
     text.some((t) =>
-      /^member west leaves: removed RoleBinding, token Secret and ServiceAccount member-west in hub; removed bundle clusters\/west/.test(
+      /^member west leaves: removed ServiceAccount, RoleBinding and token Secret member-west in hub; removed bundle clusters\/west/.test(
         t,
       ),
     ),
