@@ -232,7 +232,7 @@ export function mermaid(impact: Impact): string {
     lines.push(`  ${clusterIds.get(c)}[${mermaidLabel(c)}]`);
   }
   const members = impact.membersAfter.length;
-  lines.push(`  all((${mermaidLabel(`every member (${members})`)}))`);
+  lines.push(`  members((${mermaidLabel(`every member (${members})`)}))`);
   const links: string[] = [];
   const styles: string[] = [];
   services.forEach((s, i) => {
@@ -251,7 +251,7 @@ export function mermaid(impact: Impact): string {
         links.push(`  ${from} -. ${mermaidLabel('removed')} .-> ${sid}`);
       }
     }
-    if (live) links.push(`  ${sid} --> all`);
+    if (live) links.push(`  ${sid} --> members`);
   });
   lines.push(...links, ...styles);
   lines.push(

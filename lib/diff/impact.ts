@@ -104,6 +104,16 @@ function list(v: unknown): Record<string, unknown>[] {
   return Array.isArray(v) ? v.filter(isObj) : [];
 }
 
+/** A ServiceExport exactly as emitted: one document, plain DNS names, no other metadata. */
+const EMITTED_EXPORT =
+  /^apiVersion: multicluster\.x-k8s\.io\/v1alpha1\nkind: ServiceExport\nmetadata:\n {2}name: ([a-z][-a-z0-9]*)\n {2}namespace: ([a-z][-a-z0-9]*)\n$/;
+
+function addExport(facts: Facts, service: string, cluster: string): void {
+  const s = facts.exports.get(service) ?? new Set<string>();
+  s.add(cluster);
+  facts.exports.set(service, s);
+}
+
 /**
  * The leader, the members and who exports what, from one side's files. Only files that can hold a
  * ClusterSet or a ServiceExport are parsed (a substring test finds them; emitted YAML puts `kind`
@@ -117,6 +127,12 @@ function factsOf(files: ReadonlyMap<string, string>): Facts {
     const isClusterSet = content.includes('kind: ClusterSet\n');
     const isExport = content.includes('kind: ServiceExport\n');
     if (!isClusterSet && !isExport) continue;
+    // The common case, a ServiceExport as lib/emit.ts writes it, is read without a YAML parser.
+    const fast = isExport && !isClusterSet ? EMITTED_EXPORT.exec(content) : null;
+    if (fast) {
+      addExport(facts, `${fast[2]}/${fast[1]}`, cluster);
+      continue;
+    }
     let docs: unknown[];
     try {
       docs = yaml.loadAll(content);
@@ -132,12 +148,8 @@ function factsOf(files: ReadonlyMap<string, string>): Facts {
           if (l.secret !== undefined) facts.members.add(cluster);
         }
       }
-      if (d.kind === 'ServiceExport') {
-        const key = `${String(d.metadata.namespace)}/${String(d.metadata.name)}`;
-        const s = facts.exports.get(key) ?? new Set<string>();
-        s.add(cluster);
-        facts.exports.set(key, s);
-      }
+      if (d.kind === 'ServiceExport')
+        addExport(facts, `${String(d.metadata.namespace)}/${String(d.metadata.name)}`, cluster);
     }
   }
   return facts;
