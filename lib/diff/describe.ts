@@ -156,7 +156,7 @@ function describeRules(dir: Direction, before: Obj[], after: Obj[]): string[] {
     const portsA = describePorts(r.ports);
     if (portsB !== portsA)
       out.push(
-        `${name} ports: ${portsB.replace(/^ on /, '') || 'any'} → ${portsA.replace(/^ on /, '') || 'any'}`,
+        `${name}: ${portsB.replace(/^ on /, '') || 'any port'} → ${portsA.replace(/^ on /, '') || 'any port'}`,
       );
   }
   const order = (m: Map<string, unknown>, other: Map<string, unknown>) =>

@@ -496,6 +496,12 @@ export function impact(
       acc.add('admission', `admission: ${o.kind} ${o.name} ${v} {clusters}${what}`, [cluster]);
       return;
     }
+    if (o.kind === 'ExternalSecret') {
+      // How a member gets the leader token: a reference only, never the value.
+      const what = o.change === 'changed' ? `: ${fieldSummary(o.fields)}` : '';
+      acc.add('clusterset', `token reference ExternalSecret ${objName(o)} ${v} {clusters}${what}`, [cluster]);
+      return;
+    }
     if (o.kind === 'Namespace') {
       acc.add('namespaces', `Namespace ${o.name} ${v} {clusters}`, [cluster]);
       return;

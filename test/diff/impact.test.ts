@@ -17,6 +17,7 @@ import {
   impact,
 } from '../../lib/diff';
 import type { ClusterSetProps } from '../../lib/model';
+import { dumpYaml } from '../../lib/yaml';
 import { policiesModel } from '../helpers/models';
 
 const LABELS = { before: 'out/', after: 'clusterset.ts' };
@@ -124,6 +125,39 @@ test('GIVEN a fleet-wide change WHEN rendered as markdown THEN it stays under th
   assert.match(all, /^### clusterset diff: 30 of 30 clusters touched/);
   assert.match(all, /Details cut .*\d+ bundles \(/);
   assert.match(all, /\d+ of 600 exported Services not drawn/);
+});
+
+test('GIVEN delivery objects and token references THEN the summary names them and their bundles', () => {
+  const before = files(policiesModel());
+  const after = new Map(before);
+  after.set(
+    'argocd/apps/Application.east.yaml',
+    dumpYaml({
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Application',
+      metadata: { name: 'east', namespace: 'argocd' },
+    }),
+  );
+  for (const c of ['east', 'west'])
+    after.set(
+      `clusters/${c}/kube-system/ExternalSecret.antrea-mc-leader-token.yaml`,
+      dumpYaml({
+        apiVersion: 'external-secrets.io/v1',
+        kind: 'ExternalSecret',
+        metadata: { name: 'antrea-mc-leader-token', namespace: 'kube-system' },
+      }),
+    );
+  const i = impact(before, after);
+  assert.equal(
+    i.items.map((x) => x.text),
+    [
+      'token reference ExternalSecret kube-system/antrea-mc-leader-token added in both members',
+      'argocd/: 1 added (Application argocd/east)',
+    ],
+  );
+  assert.equal(i.touched, ['east', 'west']);
+  assert.equal(i.delivery, ['argocd']);
+  assert.match(formatText(diffTrees(before, after), i, LABELS), /; delivery: argocd\/\n/);
 });
 
 test('GIVEN a name with Mermaid syntax in it THEN the graph escapes the label and IDs are generated', () => {
