@@ -62,10 +62,9 @@ export function readOutDir(outDir: string): OutTree {
     }
     return { files, source: 'index' };
   }
-  for (const e of fs.readdirSync(outDir, { recursive: true, withFileTypes: true })) {
-    if (!e.isFile()) continue;
-    const abs = path.join(e.parentPath, e.name);
-    files.set(path.relative(outDir, abs).split(path.sep).join('/'), fs.readFileSync(abs, 'utf8'));
+  for (const rel of fs.readdirSync(outDir, { recursive: true, encoding: 'utf8' }).sort()) {
+    const abs = path.join(outDir, rel);
+    if (fs.statSync(abs).isFile()) files.set(rel.split(path.sep).join('/'), fs.readFileSync(abs, 'utf8'));
   }
   return { files, source: files.size > 0 ? 'all' : 'none' };
 }

@@ -348,7 +348,7 @@ export function formatMarkdown(
           ]
         : []),
     ];
-    const note = `_Details cut to stay under GitHub's ${GITHUB_COMMENT_LIMIT.toLocaleString('en-US')}-character comment limit: ${md(what.join(' and '))} not shown. Run \`clusterset diff\` for everything._\n`;
+    const note = `_Details cut to stay under GitHub's ${String(GITHUB_COMMENT_LIMIT).replace(/\B(?=(\d{3})+$)/g, ',')}-character comment limit: ${md(what.join(' and '))} not shown. Run \`clusterset diff\` for everything._\n`;
     text += note.length <= limit - text.length ? note : '';
   }
   return text;

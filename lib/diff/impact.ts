@@ -454,7 +454,11 @@ export function impact(
               4,
             )}`
           : '';
-      acc.add('member-config', `member controller settings ${v} {clusters}${what}`, [cluster]);
+      acc.add(
+        'member-config',
+        `member controller settings ${o.change === 'changed' ? 'change in' : v} {clusters}${what}`,
+        [cluster],
+      );
       return;
     }
     if (o.kind === 'ConfigMap' && o.name === RECONCILER_CONFIG_NAME) {
