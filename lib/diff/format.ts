@@ -245,10 +245,10 @@ export function mermaid(impact: Impact): string {
       if (e.change === 'same') links.push(`  ${from} --> ${sid}`);
       else if (e.change === 'added') {
         styles.push(`  linkStyle ${links.length} stroke:#1a7f37,stroke-width:3px`);
-        links.push(`  ${from} == ${mermaidLabel('new')} ==> ${sid}`);
+        links.push(`  ${from} ==>|new| ${sid}`);
       } else {
         styles.push(`  linkStyle ${links.length} stroke:#cf222e`);
-        links.push(`  ${from} -. ${mermaidLabel('removed')} .-> ${sid}`);
+        links.push(`  ${from} -.->|removed| ${sid}`);
       }
     }
     if (live) links.push(`  ${sid} --> members`);
