@@ -20,7 +20,8 @@
  * - source addresses of cross-cluster traffic (ingress ipBlocks), and addresses not covered by the
  *   declared CIDRs;
  * - how `e` classifies traffic from a member that does not enable stretched NetworkPolicy (its
- *   Pods carry no label identity) against ClusterSet-scope peers.
+ *   Pods carry no label identity) against ClusterSet-scope peers;
+ * - the order of policies with the same Tier and priority, which Antrea leaves undefined.
  * What it does decide:
  * - a `Cluster`-scope peer (the default) selects Pods of its own cluster only, so it never matches
  *   a source in another member; egress `to` selectors never match an endpoint in another member;
@@ -144,9 +145,9 @@ export function evaluateFlow(
   ask: Ask,
 ): Outcome {
   const m = new Matcher(flow, ask);
-  const egress = evaluateSide('egress', flow.source.id, sourcePolicies, m);
+  const egress = evaluateSide('egress', flow.source.id, sourcePolicies, m, ask);
   if (!egress.allowed) return egress;
-  const ingress = evaluateSide('ingress', flow.exporter.id, exporterPolicies, m);
+  const ingress = evaluateSide('ingress', flow.exporter.id, exporterPolicies, m, ask);
   if (!ingress.allowed) return ingress;
   return { allowed: true, by: `${egress.by}; ${ingress.by}` };
 }
@@ -166,9 +167,16 @@ function ruleRef(
 function evaluateSide(
   direction: 'egress' | 'ingress',
   cluster: string,
-  policies: readonly AppliedPolicy[],
+  all: readonly AppliedPolicy[],
   m: Matcher,
+  ask: Ask,
 ): Outcome {
+  const rulesOf = (p: AppliedPolicy) => (direction === 'egress' ? p.policy.egress : p.policy.ingress) ?? [];
+  const policies = orderTies(
+    all.filter((p) => rulesOf(p).length > 0),
+    cluster,
+    ask,
+  );
   const tiers = [
     policies.filter((p) => p.tier !== BASELINE_TIER),
     policies.filter((p) => p.tier === BASELINE_TIER),
@@ -198,6 +206,42 @@ function evaluateSide(
       ? `${passedBy}, then no baseline rule matches in ${cluster}`
       : `no ${direction} rule matches in ${cluster}`,
   };
+}
+
+/**
+ * Antrea leaves the order of policies with the same Tier and priority undefined. Each such pair
+ * becomes an open question ("Antrea evaluates A before B in east"), and a run of tied policies is
+ * ordered by how many of the others it precedes, so every order Antrea might pick is enumerated.
+ */
+function orderTies(policies: readonly AppliedPolicy[], cluster: string, ask: Ask): AppliedPolicy[] {
+  const out: AppliedPolicy[] = [];
+  for (let i = 0; i < policies.length;) {
+    let j = i + 1;
+    const p = policies[i]!;
+    while (j < policies.length && policies[j]!.tier === p.tier && policies[j]!.priority === p.priority) j++;
+    const run = policies.slice(i, j);
+    if (run.length > 1) {
+      const wins = new Map(run.map((x) => [x.objectName, 0]));
+      for (let a = 0; a < run.length; a++) {
+        for (let b = a + 1; b < run.length; b++) {
+          const [x, y] = [run[a]!.objectName, run[b]!.objectName];
+          const first = ask({
+            key: `order:${cluster}|${x}<${y}`,
+            yes: `Antrea evaluates ${x} before ${y} in ${cluster} (same Tier and priority)`,
+            no: `Antrea evaluates ${y} before ${x} in ${cluster} (same Tier and priority)`,
+          });
+          const winner = first ? x : y;
+          wins.set(winner, wins.get(winner)! + 1);
+        }
+      }
+      run.sort(
+        (a, b) => wins.get(b.objectName)! - wins.get(a.objectName)! || cmp(a.objectName, b.objectName),
+      );
+    }
+    out.push(...run);
+    i = j;
+  }
+  return out;
 }
 
 const NO_CIDRS: readonly Ipv4Range[] = [];

@@ -282,4 +282,31 @@ test('GIVEN a ClusterSet-scope Drop in east and a caller without stretched Netwo
   );
 });
 
+test('GIVEN an Allow and a Drop policy with the same Tier and priority THEN it depends on their order', () => {
+  const m = base();
+  m.baselinePolicies = [
+    dropAllIngress('mc-first', 3),
+    {
+      name: 'allow-all',
+      tier: 'mc-first',
+      priority: 3,
+      appliedTo: [{ namespaceSelector: {} }],
+      ingress: [{ name: 'allow', action: 'Allow' }],
+    },
+  ];
+  const d = cell(tableOf(m), 'shop/cart', 'east', 'shop', 'west').ports[0]!.decision;
+  assert.is(d.verdict, 'depends');
+  assert.equal(
+    d.allowedIf.map((t) => t.map(literalText)),
+    [
+      [
+        'Antrea evaluates antrea-mc-allow-all before antrea-mc-deny-all-mc-first in west (same Tier and priority)',
+      ],
+    ],
+  );
+  // Two tied Drops agree whatever the order: the tie does not matter, and is not reported.
+  m.baselinePolicies[1] = { ...dropAllIngress('mc-first', 3), name: 'deny-too' };
+  assert.ok(tableOf(m).every((x) => x.verdict === 'denied'));
+});
+
 test.run();
