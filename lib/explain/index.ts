@@ -4,7 +4,17 @@
  */
 export { decide, literalText, type Atom, type Decision, type Literal, type Outcome } from './conditions';
 export { formatReport, toJson, JSON_FORMAT, type ExplainFormat } from './format';
-export { exportEdges, exportGraphMermaid, mermaidId, mermaidLabel, type ExportEdge } from './mermaid';
+export {
+  exportEdges,
+  exportGraphMermaid,
+  graphClusters,
+  mermaidId,
+  mermaidLabel,
+  renderExportGraph,
+  type ExportEdge,
+  type GraphCluster,
+  type GraphEdge,
+} from './mermaid';
 export { BUILTIN_TIER_PRIORITIES, policiesIn, type AppliedPolicy } from './policies';
 export {
   OTHER_NAMESPACE,

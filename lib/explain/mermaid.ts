@@ -7,7 +7,7 @@
  * a Mermaid keyword (`end`, `graph`, …); labels are quoted with Mermaid's entity escapes.
  */
 import { cmp } from '../diagnostics';
-import type { Plan, PlannedCluster } from '../plan';
+import type { Plan } from '../plan';
 
 /** One import edge: `importer` gets `service` (`ns/name`) from `exporter`. */
 export interface ExportEdge {
@@ -47,29 +47,53 @@ export function mermaidLabel(text: string): string {
   return `"${escaped}"`;
 }
 
-function clusterLabel(c: PlannedCluster): string {
-  const roles = [c.isLeader ? 'leader' : '', c.isMember ? '' : c.isLeader ? '' : 'unused'].filter(Boolean);
-  return roles.length ? `${c.id} (${roles.join(', ')})` : c.id;
+/** A cluster as the picture needs it; plain data, so callers without a Plan can draw too. */
+export interface GraphCluster {
+  readonly id: string;
+  /** Undefined: the default network. */
+  readonly network?: string;
+  readonly leader?: boolean;
+  readonly member?: boolean;
 }
 
-interface GraphOptions {
+/** An edge, optionally marked as a change (drawn thick for added, dotted for removed). */
+export interface GraphEdge extends ExportEdge {
+  readonly change?: 'added' | 'removed';
+}
+
+/** Options of the pictures. */
+export interface GraphOptions {
   /** Draw only edges touching this cluster, and highlight it. */
   readonly focus?: string;
 }
 
+function clusterLabel(c: GraphCluster): string {
+  if (c.leader) return `${c.id} (leader)`;
+  return c.member === false ? `${c.id} (not a member)` : c.id;
+}
+
+const ARROWS = { same: '-->', added: '==>', removed: '-.->' } as const;
+const PREFIX = { same: '', added: '+ ', removed: '- ' } as const;
+
 /**
- * The set as a flowchart: clusters grouped by network, the leader drawn as a hexagon, and one edge
- * per (exporter, importer) pair labelled with the Services that flow along it.
+ * Draws clusters grouped by network (the leader as a hexagon) and one edge per (exporter,
+ * importer, change) labelled with the Services that flow along it. Clusters named only by edges
+ * are drawn outside any network. Deterministic: everything is sorted.
  */
-export function exportGraphMermaid(plan: Plan, options: GraphOptions = {}): string {
+export function renderExportGraph(
+  clusters: readonly GraphCluster[],
+  edges: readonly GraphEdge[],
+  options: GraphOptions = {},
+): string {
   const lines = ['flowchart LR'];
-  const byNetwork = new Map<string, PlannedCluster[]>();
-  for (const c of plan.clusters) {
+  const known = new Set(clusters.map((c) => c.id));
+  const byNetwork = new Map<string, GraphCluster[]>();
+  for (const c of [...clusters].sort((a, b) => cmp(a.id, b.id))) {
     const key = c.network ?? '';
     byNetwork.set(key, [...(byNetwork.get(key) ?? []), c]);
   }
-  const node = (c: PlannedCluster): string =>
-    c.isLeader
+  const node = (c: GraphCluster): string =>
+    c.leader
       ? `${mermaidId('c', c.id)}{{${mermaidLabel(clusterLabel(c))}}}`
       : `${mermaidId('c', c.id)}[${mermaidLabel(clusterLabel(c))}]`;
   for (const network of [...byNetwork.keys()].sort(cmp)) {
@@ -78,22 +102,51 @@ export function exportGraphMermaid(plan: Plan, options: GraphOptions = {}): stri
     for (const c of byNetwork.get(network)!) lines.push(`    ${node(c)}`);
     lines.push('  end');
   }
-  const pairs = new Map<string, { exporter: string; importer: string; services: string[] }>();
-  for (const e of exportEdges(plan)) {
-    if (options.focus !== undefined && e.exporter !== options.focus && e.importer !== options.focus) continue;
-    const key = `${e.exporter}\n${e.importer}`;
-    const pair = pairs.get(key) ?? { exporter: e.exporter, importer: e.importer, services: [] };
-    pair.services.push(e.service);
-    pairs.set(key, pair);
+  const shown = edges.filter(
+    (e) => options.focus === undefined || e.exporter === options.focus || e.importer === options.focus,
+  );
+  const strays = [...new Set(shown.flatMap((e) => [e.exporter, e.importer]))].filter((id) => !known.has(id));
+  for (const id of strays.sort(cmp)) lines.push(`  ${node({ id })}`);
+  const groups = new Map<
+    string,
+    { exporter: string; importer: string; kind: keyof typeof ARROWS; services: string[] }
+  >();
+  for (const e of shown) {
+    const kind = e.change ?? 'same';
+    const key = `${e.exporter}\n${e.importer}\n${kind}`;
+    const g = groups.get(key) ?? { exporter: e.exporter, importer: e.importer, kind, services: [] };
+    g.services.push(`${PREFIX[kind]}${e.service}`);
+    groups.set(key, g);
   }
-  for (const p of pairs.values()) {
-    lines.push(
-      `  ${mermaidId('c', p.exporter)} -->|${mermaidLabel(p.services.join('\n'))}| ${mermaidId('c', p.importer)}`,
-    );
+  const order = { same: 0, added: 1, removed: 2 };
+  const sorted = [...groups.values()].sort(
+    (a, b) => cmp(a.exporter, b.exporter) || cmp(a.importer, b.importer) || order[a.kind] - order[b.kind],
+  );
+  for (const g of sorted) {
+    const label = mermaidLabel([...g.services].sort(cmp).join('\n'));
+    lines.push(`  ${mermaidId('c', g.exporter)} ${ARROWS[g.kind]}|${label}| ${mermaidId('c', g.importer)}`);
   }
   if (options.focus !== undefined) {
     lines.push('  classDef focus stroke-width:3px');
     lines.push(`  class ${mermaidId('c', options.focus)} focus`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** The clusters of a plan as the picture needs them. */
+export function graphClusters(plan: Plan): GraphCluster[] {
+  return plan.clusters.map((c) => ({
+    id: c.id,
+    ...(c.network !== undefined ? { network: c.network } : {}),
+    leader: c.isLeader,
+    member: c.isMember,
+  }));
+}
+
+/**
+ * Who exports what to whom, from a plan: the set as a flowchart (clusters grouped by network, one
+ * edge per exporter and importer, labelled with the Services). With `focus`, one cluster's picture.
+ */
+export function exportGraphMermaid(plan: Plan, options: GraphOptions = {}): string {
+  return renderExportGraph(graphClusters(plan), exportEdges(plan), options);
 }

@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import clusterSet from '../../clusterset';
 import { explain, formatReport, type ExplainFormat } from '../../lib/explain';
-import { exportGraphMermaid, mermaidId, mermaidLabel } from '../../lib/explain/mermaid';
+import { exportGraphMermaid, mermaidId, mermaidLabel, renderExportGraph } from '../../lib/explain/mermaid';
 import { policiesIn } from '../../lib/explain/policies';
 import type { ClusterSetProps } from '../../lib/model';
 import { plan } from '../../lib/plan';
@@ -247,6 +247,38 @@ test('GIVEN awkward names (Mermaid keywords, quotes, brackets) THEN IDs are safe
       /^\s+(subgraph [a-z]+_[A-Za-z0-9_]+\[".*"\]|end|c_[A-Za-z0-9_]+(\[".*"\]|\{\{".*"\}\})|c_[A-Za-z0-9_]+ -->\|".*"\| c_[A-Za-z0-9_]+|classDef .*|class .*)$/,
     );
   }
+});
+
+test('GIVEN edges marked added and removed and a cluster known only from an edge THEN each is drawn its way', () => {
+  const g = renderExportGraph(
+    [
+      { id: 'east', network: 'dc1', member: true },
+      { id: 'hub', leader: true },
+    ],
+    [
+      { exporter: 'east', importer: 'gone', service: 'shop/cart', change: 'removed' },
+      { exporter: 'east', importer: 'gone', service: 'shop/web' },
+      { exporter: 'east', importer: 'new', service: 'shop/cart', change: 'added' },
+    ],
+  );
+  assert.is(
+    g,
+    [
+      'flowchart LR',
+      '  subgraph net_["default network"]',
+      '    c_hub{{"hub (leader)"}}',
+      '  end',
+      '  subgraph net_dc1["network dc1"]',
+      '    c_east["east"]',
+      '  end',
+      '  c_gone["gone"]',
+      '  c_new["new"]',
+      '  c_east -->|"shop/web"| c_gone',
+      '  c_east -.->|"- shop/cart"| c_gone',
+      '  c_east ==>|"+ shop/cart"| c_new',
+      '',
+    ].join('\n'),
+  );
 });
 
 test.run();
