@@ -148,12 +148,14 @@ function tables(r: ExplainReport): Table[] {
 }
 
 function clusterHeadline(c: ClusterReport): string {
-  const bits = [
-    c.role,
-    c.network === null ? 'default network' : `network ${c.network}`,
-    `${c.endpointIPType} endpoints`,
-    `stretched NetworkPolicy ${c.stretchedNetworkPolicy ? 'on' : 'off'}`,
-  ];
+  const bits = [c.role, c.network === null ? 'default network' : `network ${c.network}`];
+  // Endpoint type and stretched NetworkPolicy are member controller settings.
+  if (c.role === 'member' || c.role === 'leader+member') {
+    bits.push(
+      `${c.endpointIPType} endpoints`,
+      `stretched NetworkPolicy ${c.stretchedNetworkPolicy ? 'on' : 'off'}`,
+    );
+  }
   if (c.gatewayNodes.length > 0) bits.push(`gateway nodes ${c.gatewayNodes.join(', ')}`);
   return `cluster ${c.id} (${bits.join(', ')})`;
 }
