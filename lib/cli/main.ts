@@ -11,6 +11,7 @@ import { compile } from '../compile';
 import { formatDiagnostic } from '../diagnostics';
 import { loadModel } from '../load';
 import { explainCommand } from './explain';
+import { initCommand } from './init';
 import { planWrite, writeOut } from './write';
 
 function progress(enabled: boolean): (stage: string) => void {
@@ -104,6 +105,7 @@ export async function main(argv: string[]): Promise<void> {
       },
     )
     .command(explainCommand)
+    .command(initCommand)
     .demandCommand(1)
     .strict()
     .help()
