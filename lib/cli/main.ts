@@ -10,6 +10,7 @@ import type { CompileResult } from '../compile';
 import { compile } from '../compile';
 import { formatDiagnostic } from '../diagnostics';
 import { loadModel } from '../load';
+import { tokenCommand } from './token';
 import { planWrite, writeOut } from './write';
 
 function progress(enabled: boolean): (stage: string) => void {
@@ -102,6 +103,7 @@ export async function main(argv: string[]): Promise<void> {
         if (r) process.stdout.write(`${a.model} is valid: ${summary(r)}, ${r.files.size} files.\n`);
       },
     )
+    .command(tokenCommand)
     .demandCommand(1)
     .strict()
     .help()
