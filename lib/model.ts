@@ -380,7 +380,11 @@ export interface ExternalSecretsAuthProps {
   readonly serviceAccount?: {
     /** ServiceAccount in the member namespace. */
     readonly name: string;
-    /** Audiences of the requested tokens, as the leader's JWT authenticator expects. @default - the member API server's default */
+    /**
+     * Audiences of the requested tokens, as the leader's JWT authenticator expects. A member that is
+     * the leader itself presents them to its own API server, which accepts only its `--api-audiences`.
+     * @default - the member API server's default audiences
+     */
     readonly audiences?: readonly string[];
   };
   readonly tokenSecret?: {
