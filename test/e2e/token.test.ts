@@ -13,6 +13,7 @@
 
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as https from 'node:https';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { suite } from 'uvu';
@@ -382,6 +383,65 @@ token(
     assert.not.ok(await can(east, 'watch', 'member-east'), 'east cannot watch');
     assert.not.ok(await can(east, 'update', 'member-east'), 'east cannot update');
     assert.not.ok(await can(east, 'get', 'clusterset-reconciler'), 'east cannot read another Secret');
+  },
+);
+
+/** A SelfSubjectRulesReview in `namespace` as `user`, through admin impersonation: what the store sees. */
+function rulesAs(
+  c: Ctx,
+  user: string,
+  namespace: string,
+): Promise<{ resources?: string[]; verbs: string[]; resourceNames?: string[]; apiGroups?: string[] }[]> {
+  const body = JSON.stringify({
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SelfSubjectRulesReview',
+    spec: { namespace },
+  });
+  const { admin } = c.leader;
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      new URL('/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', admin.server),
+      {
+        method: 'POST',
+        ca: admin.ca,
+        cert: admin.cert,
+        key: admin.key,
+        agent: false,
+        headers: {
+          'Content-Type': 'application/json',
+          'Impersonate-User': user,
+          'Impersonate-Group': 'system:authenticated',
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (x: Buffer) => chunks.push(x));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          if (res.statusCode !== 201) return reject(new Error(`HTTP ${res.statusCode}: ${text}`));
+          resolve((JSON.parse(text) as { status: { resourceRules: never[] } }).status.resourceRules);
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+token(
+  "GIVEN a member's store user WHEN External Secrets validates its store (SelfSubjectRulesReview in the leader namespace) THEN the one rule it needs is there, limited to that member's Secret",
+  async () => {
+    const c = await context();
+    const east = storeUsername(
+      c.esoPlan,
+      c.esoPlan.members.find((m) => m.id === 'east') as Plan['members'][number],
+    );
+    const rules = await rulesAs(c, east, c.esoPlan.leaderNamespace);
+    // External Secrets' Kubernetes provider marks a store Ready when a rule grants get on secrets.
+    const secretRules = rules.filter((r) => r.resources?.includes('secrets'));
+    assert.equal(secretRules, [
+      { verbs: ['get'], apiGroups: [''], resources: ['secrets'], resourceNames: ['member-east'] },
+    ]);
   },
 );
 
