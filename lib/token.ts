@@ -19,14 +19,11 @@ import {
   setHeaderOptions,
   type V1Secret,
 } from '@kubernetes/client-node';
-import { memberIdentityName } from './names';
+import { memberIdentityName, TOKEN_SECRET_KEYS } from './names';
 import type { Plan } from './plan';
 
 /** Field manager of the member Secret, so that its owner is visible in managedFields. */
 export const TOKEN_FIELD_MANAGER = 'clusterset';
-
-/** The keys Antrea's member controller reads (getSecretCACrtAndToken); nothing else is copied. */
-export const TOKEN_SECRET_KEYS = ['ca.crt', 'token'] as const;
 
 /** A failure of the token copy, safe to print: no secret value, no raw response body. */
 export class TokenError extends Error {
@@ -41,6 +38,7 @@ export interface KubeTarget {
   readonly context?: string;
 }
 
+/** What to copy and between which clusters; the model's plan supplies every name. */
 export interface CopyTokenOptions {
   readonly plan: Plan;
   /** Member cluster ID. */

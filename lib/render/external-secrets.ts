@@ -26,13 +26,10 @@ import {
   SecretStore,
   SecretStoreSpecProviderKubernetesServerCaProviderType,
 } from '../../generated/secretstore';
-import { memberIdentityName, memberTokenReaderName } from '../names';
+import { memberIdentityName, memberTokenReaderName, TOKEN_SECRET_KEYS } from '../names';
 import type { Plan, PlannedCluster, PlannedExternalSecrets } from '../plan';
 import { storeUsername } from '../plan';
 import { SYNC_WAVE, constructId, meta } from './util';
-
-/** The two keys Antrea's member controller reads from the token Secret (getSecretCACrtAndToken). */
-export const TOKEN_KEYS: readonly string[] = ['ca.crt', 'token'];
 
 /**
  * Sync wave of the store, its ServiceAccount and the ExternalSecret: the same wave as Namespaces,
@@ -105,7 +102,10 @@ export function renderMemberExternalSecret(scope: Construct, plan: Plan, member:
         creationPolicy: ExternalSecretSpecTargetCreationPolicy.OWNER,
         deletionPolicy: ExternalSecretSpecTargetDeletionPolicy.RETAIN,
       },
-      data: TOKEN_KEYS.map((key) => ({ secretKey: key, remoteRef: { key: leaderSecret, property: key } })),
+      data: TOKEN_SECRET_KEYS.map((key) => ({
+        secretKey: key,
+        remoteRef: { key: leaderSecret, property: key },
+      })),
     },
   });
 }
