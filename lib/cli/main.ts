@@ -12,6 +12,7 @@ import { formatDiagnostic } from '../diagnostics';
 import { loadModel } from '../load';
 import { explainCommand } from './explain';
 import { initCommand } from './init';
+import { tokenCommand } from './token';
 import { planWrite, writeOut } from './write';
 
 function progress(enabled: boolean): (stage: string) => void {
@@ -106,6 +107,7 @@ export async function main(argv: string[]): Promise<void> {
     )
     .command(explainCommand)
     .command(initCommand)
+    .command(tokenCommand)
     .demandCommand(1)
     .strict()
     .help()
