@@ -301,6 +301,98 @@ export interface SecretReferenceProps {
    * @default 'antrea-mc-leader-token'
    */
   readonly memberTokenSecretName?: string;
+
+  /**
+   * Deliver the token Secret with External Secrets (which must run in every member): each member
+   * bundle then holds a SecretStore and an ExternalSecret that copy `ca.crt` and `token` from the
+   * member's own token Secret in the leader, and the leader bundle lets that member's store read
+   * exactly that Secret. Without it, `clusterset token MEMBER` copies the token once per member.
+   * @default - no External Secrets; bootstrap each member with `clusterset token`
+   * @see https://external-secrets.io/latest/provider/kubernetes/
+   */
+  readonly externalSecrets?: ExternalSecretsProps;
+}
+
+/**
+ * How each member's External Secrets store reads its token Secret from the leader: the Kubernetes
+ * provider in a namespaced SecretStore (in the member namespace, next to the Secret it fills), so
+ * that no other namespace of the member can use the leader credential.
+ */
+export interface ExternalSecretsProps {
+  /**
+   * Name of the SecretStore (and of the ExternalSecret's store reference) in each member namespace.
+   * @default 'antrea-mc-leader'
+   */
+  readonly storeName?: string;
+
+  /** The CA that signs the leader API server's certificate. Not secret, but set exactly one way. */
+  readonly leaderCA: LeaderCAProps;
+
+  /** How the store authenticates to the leader: by reference only, never a credential value. */
+  readonly auth: ExternalSecretsAuthProps;
+
+  /**
+   * The user name the leader's authenticator gives each member's store identity; `{cluster}` is
+   * replaced by the member ID. It must contain `{cluster}`: the leader grants each name `get` on
+   * that member's token Secret only, so a shared name would let every member read every token.
+   * A member that is the leader itself, with `serviceAccount` auth, is its own issuer and is
+   * named `system:serviceaccount:<memberNamespace>:<name>` regardless.
+   * @example 'oidc:{cluster}:system:serviceaccount:kube-system:antrea-mc-token-reader'
+   */
+  readonly leaderUsername: string;
+
+  /**
+   * How often External Secrets re-reads the leader Secret (a Go duration), so that a re-issued
+   * token reaches the member.
+   * @default '1h'
+   */
+  readonly refreshInterval?: string;
+}
+
+/**
+ * The leader's CA certificate: `pem` renders it into the store (`caBundle`), so nothing has to be
+ * created by hand in the members; `configMap` names a ConfigMap in each member namespace instead,
+ * for CAs that rotate outside git. Exactly one of the two.
+ */
+export interface LeaderCAProps {
+  /** PEM certificate(s) of the leader's CA. A CA certificate is public; a private key is refused. */
+  readonly pem?: string;
+  /** A ConfigMap in each member namespace holding the PEM. */
+  readonly configMap?: ConfigMapKeyProps;
+}
+
+/** A key of a ConfigMap in the member namespace. */
+export interface ConfigMapKeyProps {
+  readonly name: string;
+  /** @default 'ca.crt' */
+  readonly key?: string;
+}
+
+/**
+ * Exactly one way for a member's store to authenticate to the leader. `serviceAccount` needs no
+ * bootstrap step and no long-lived credential: External Secrets requests short-lived tokens for a
+ * ServiceAccount in the member namespace (rendered in the member bundle), and the leader must trust
+ * the member's ServiceAccount issuer (a JWT authenticator in its AuthenticationConfiguration,
+ * mapping each member to `leaderUsername`). `tokenSecret` names a Secret in the member namespace
+ * holding a bearer token the leader accepts, created once at bootstrap.
+ */
+export interface ExternalSecretsAuthProps {
+  readonly serviceAccount?: {
+    /** ServiceAccount in the member namespace. */
+    readonly name: string;
+    /**
+     * Audiences of the requested tokens, as the leader's JWT authenticator expects. A member that is
+     * the leader itself presents them to its own API server, which accepts only its `--api-audiences`.
+     * @default - the member API server's default audiences
+     */
+    readonly audiences?: readonly string[];
+  };
+  readonly tokenSecret?: {
+    /** Secret in the member namespace. It must not be the token Secret the store fills. */
+    readonly name: string;
+    /** @default 'token' */
+    readonly key?: string;
+  };
 }
 
 /** Admission settings of the leader. */

@@ -75,3 +75,25 @@ export const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 export const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 /** A DNS-1035 label (Service names): starts with a letter. */
 export const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+/**
+ * The data keys of the member token Secret: the two Antrea's member controller reads
+ * (getSecretCACrtAndToken). Both delivery ways write exactly these, nothing else.
+ */
+export const TOKEN_SECRET_KEYS = ['ca.crt', 'token'] as const;
+
+/** Default name of the External Secrets SecretStore in each member namespace. */
+export const DEFAULT_EXTERNAL_SECRETS_STORE = 'antrea-mc-leader';
+/** How often External Secrets re-reads the leader token Secret when the model says nothing. */
+export const DEFAULT_EXTERNAL_SECRETS_REFRESH = '1h';
+/** The placeholder of `externalSecrets.leaderUsername` that becomes the member ID. */
+export const CLUSTER_PLACEHOLDER = '{cluster}';
+
+/**
+ * `member-<id>-token-reader`: the leader Role and RoleBinding that let one member's External Secrets
+ * store `get` that member's token Secret (`member-<id>`) and nothing else. Derived from the member
+ * identity name so that a reviewer sees which member it serves.
+ */
+export function memberTokenReaderName(clusterId: string): string {
+  return `${memberIdentityName(clusterId)}-token-reader`;
+}

@@ -11,6 +11,7 @@ import type {
   ClusterProps,
   ClusterSetProps,
   EndpointIPType,
+  ExternalSecretsProps,
   ExportedServiceProps,
   GatewayProps,
   PolicyProps,
@@ -19,7 +20,10 @@ import type {
 } from './model';
 import {
   DEFAULT_ANTREA_VERSION,
+  CLUSTER_PLACEHOLDER,
   DEFAULT_DELIVERY_USERS,
+  DEFAULT_EXTERNAL_SECRETS_REFRESH,
+  DEFAULT_EXTERNAL_SECRETS_STORE,
   DEFAULT_LEADER_NAMESPACE,
   DEFAULT_MEMBER_NAMESPACE,
   DEFAULT_MEMBER_TOKEN_SECRET,
@@ -59,6 +63,19 @@ export interface PlannedPolicy extends PolicyProps {
   readonly members: readonly string[];
 }
 
+/** External Secrets delivery of the token Secret, defaults applied (see ExternalSecretsProps). */
+export interface PlannedExternalSecrets {
+  readonly storeName: string;
+  readonly refreshInterval: string;
+  readonly ca:
+    { readonly pem: string } | { readonly configMap: { readonly name: string; readonly key: string } };
+  readonly auth:
+    | { readonly serviceAccount: { readonly name: string; readonly audiences: readonly string[] } }
+    | { readonly tokenSecret: { readonly name: string; readonly key: string } };
+  /** The template with `{cluster}`; see storeUsername(). */
+  readonly leaderUsername: string;
+}
+
 export interface Plan {
   readonly clusterSetId: string;
   readonly leaderNamespace: string;
@@ -81,6 +98,8 @@ export interface Plan {
   /** Stretched policies sorted by name. */
   readonly stretchedPolicies: readonly PlannedPolicy[];
   readonly memberTokenSecretName: string;
+  /** Set when members get their token Secret through External Secrets. */
+  readonly externalSecrets?: PlannedExternalSecrets;
   /** Sorted. */
   readonly deliveryUsers: readonly string[];
   /** Per member ID: services it exports (sorted). */
@@ -131,6 +150,37 @@ function planService(s: ExportedServiceProps): PlannedService {
   };
 }
 
+function planExternalSecrets(x: ExternalSecretsProps): PlannedExternalSecrets {
+  const { pem, configMap } = x.leaderCA;
+  const { serviceAccount, tokenSecret } = x.auth;
+  return {
+    storeName: x.storeName ?? DEFAULT_EXTERNAL_SECRETS_STORE,
+    refreshInterval: x.refreshInterval ?? DEFAULT_EXTERNAL_SECRETS_REFRESH,
+    ca:
+      pem !== undefined
+        ? { pem }
+        : { configMap: { name: configMap?.name ?? '', key: configMap?.key ?? 'ca.crt' } },
+    auth: serviceAccount
+      ? { serviceAccount: { name: serviceAccount.name, audiences: [...(serviceAccount.audiences ?? [])] } }
+      : { tokenSecret: { name: tokenSecret?.name ?? '', key: tokenSecret?.key ?? 'token' } },
+    leaderUsername: x.leaderUsername,
+  };
+}
+
+/**
+ * The user name the leader sees for one member's External Secrets store. A member that is the
+ * leader itself and authenticates with its own ServiceAccount is known by that ServiceAccount's
+ * name; every other member by the model's template, with `{cluster}` replaced.
+ */
+export function storeUsername(p: Plan, member: PlannedCluster): string {
+  const x = p.externalSecrets;
+  if (!x) throw new Error('the model does not use External Secrets');
+  if (member.isLeader && 'serviceAccount' in x.auth) {
+    return `system:serviceaccount:${p.memberNamespace}:${x.auth.serviceAccount.name}`;
+  }
+  return x.leaderUsername.split(CLUSTER_PLACEHOLDER).join(member.id);
+}
+
 /** Builds the plan of a model that passed the checks. */
 export function plan(model: ClusterSetProps): Plan {
   const memberIds = new Set(model.members);
@@ -173,6 +223,9 @@ export function plan(model: ClusterSetProps): Plan {
     baselinePolicies,
     stretchedPolicies,
     memberTokenSecretName: model.secrets?.memberTokenSecretName ?? DEFAULT_MEMBER_TOKEN_SECRET,
+    ...(model.secrets?.externalSecrets
+      ? { externalSecrets: planExternalSecrets(model.secrets.externalSecrets) }
+      : {}),
     deliveryUsers: [...new Set(model.admission?.deliveryUsers ?? DEFAULT_DELIVERY_USERS)].sort(cmp),
     exportsByMember,
     stretchedByMember,

@@ -9,10 +9,12 @@
  * to the schema check (the rules only judge strings that are strings, numbers that are numbers).
  */
 import type { Diagnostic } from '../diagnostics';
-import type { ClusterProps, ClusterSetProps, StretchedPolicyProps } from '../model';
+import type { ClusterProps, ClusterSetProps, ExternalSecretsProps, StretchedPolicyProps } from '../model';
 import {
   BUILTIN_TIERS,
+  CLUSTER_PLACEHOLDER,
   DEFAULT_LEADER_NAMESPACE,
+  DEFAULT_MEMBER_TOKEN_SECRET,
   DEFAULT_MEMBER_NAMESPACE,
   DNS1035_LABEL,
   DNS1123_LABEL,
@@ -1010,6 +1012,191 @@ function isHttpsUrl(s: string): boolean {
   }
 }
 
+// ---- token Secret references ----
+
+/** `secrets.externalSecrets` when it is an object, with its path. */
+function externalSecretsOf(m: ClusterSetProps): At<ExternalSecretsProps> | undefined {
+  const secrets: unknown = m.secrets;
+  if (!isObject(secrets) || !isObject(secrets.externalSecrets)) return undefined;
+  return {
+    value: secrets.externalSecrets as unknown as ExternalSecretsProps,
+    path: 'secrets.externalSecrets',
+    index: 0,
+  };
+}
+
+/** The keys of `x` (an object or not) among `choices` that are set. */
+function chosen(x: unknown, choices: readonly string[]): string[] {
+  return isObject(x) ? choices.filter((k) => x[k] !== undefined) : [];
+}
+
+/** A Go duration as External Secrets parses refreshInterval (time.ParseDuration), greater than 0. */
+const GO_DURATION = /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/;
+/** Data keys of Secrets and ConfigMaps. */
+const DATA_KEY = /^[-._a-zA-Z0-9]+$/;
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/;
+
+const secretRules: readonly Rule[] = [
+  rule(
+    'secret-reference-names',
+    'The token Secret, the SecretStore and every object the store refers to have valid Kubernetes names and keys.',
+    'The API server refuses a Secret, SecretStore or ExternalSecret with an invalid name, so the member never gets ' +
+      'its token and the member controller never connects to the leader.',
+    (m, report) => {
+      const secrets: unknown = m.secrets;
+      if (isObject(secrets)) {
+        checkName(
+          report,
+          'secrets.memberTokenSecretName',
+          secrets.memberTokenSecretName,
+          'Secret name',
+          253,
+          DNS1123_SUBDOMAIN,
+          LABEL_WORDS + " and '.'",
+        );
+      }
+      const x = externalSecretsOf(m);
+      if (!x) return;
+      const names: [string, unknown][] = [[`${x.path}.storeName`, x.value.storeName]];
+      const { leaderCA, auth } = x.value as { leaderCA?: unknown; auth?: unknown };
+      const keys: [string, unknown][] = [];
+      if (isObject(leaderCA) && isObject(leaderCA.configMap)) {
+        names.push([`${x.path}.leaderCA.configMap.name`, leaderCA.configMap.name]);
+        keys.push([`${x.path}.leaderCA.configMap.key`, leaderCA.configMap.key]);
+      }
+      if (isObject(auth) && isObject(auth.serviceAccount))
+        names.push([`${x.path}.auth.serviceAccount.name`, auth.serviceAccount.name]);
+      if (isObject(auth) && isObject(auth.tokenSecret)) {
+        names.push([`${x.path}.auth.tokenSecret.name`, auth.tokenSecret.name]);
+        keys.push([`${x.path}.auth.tokenSecret.key`, auth.tokenSecret.key]);
+      }
+      for (const [path, value] of names)
+        checkName(report, path, value, 'name', 253, DNS1123_SUBDOMAIN, LABEL_WORDS + " and '.'");
+      for (const [path, value] of keys) {
+        const key = str(value);
+        if (key !== undefined && (key.length > 253 || !DATA_KEY.test(key)))
+          report(
+            path,
+            `key ${quote(key)} is not a valid data key (letters, digits, '-', '_' and '.', at most 253)`,
+            'rename the key, e.g. to "ca.crt" or "token"',
+          );
+      }
+    },
+  ),
+  rule(
+    'external-secrets-ca-choice',
+    'The leader CA is given exactly one way: a PEM in the model or a ConfigMap in the member.',
+    'Without the leader CA, External Secrets cannot verify the leader API server and never writes the token Secret; ' +
+      'with both, it is ambiguous which one the store trusts.',
+    (m, report) => {
+      const x = externalSecretsOf(m);
+      if (!x) return;
+      const set = chosen(x.value.leaderCA, ['pem', 'configMap']);
+      if (set.length !== 1)
+        report(
+          `${x.path}.leaderCA`,
+          set.length === 0
+            ? 'the leader CA is not given'
+            : 'the leader CA is given both as "pem" and as "configMap"',
+          'set exactly one of leaderCA.pem (the PEM of the CA certificate) or leaderCA.configMap (a ConfigMap in each member namespace)',
+        );
+    },
+  ),
+  rule(
+    'external-secrets-ca-pem',
+    'leaderCA.pem holds PEM certificates and nothing else: never a private key.',
+    'The PEM is rendered into every member bundle (out/, git): a private key there is a leaked secret, and a PEM that ' +
+      'is no certificate makes External Secrets fail TLS to the leader, so the member never gets its token.',
+    (m, report) => {
+      const x = externalSecretsOf(m);
+      const pem = x && isObject(x.value.leaderCA) ? str(x.value.leaderCA.pem) : undefined;
+      if (!x || pem === undefined) return;
+      // Never quote the value: it may be the very secret we refuse to render.
+      if (/PRIVATE KEY/.test(pem))
+        report(
+          `${x.path}.leaderCA.pem`,
+          'leaderCA.pem contains a private key; a private key must never be in the model or in out/',
+          'remove the key from the model (and rotate it, since it was in a file), keep only the CA certificate',
+        );
+      else if (!PEM_CERTIFICATE.test(pem))
+        report(
+          `${x.path}.leaderCA.pem`,
+          'leaderCA.pem holds no PEM certificate (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----)',
+          "paste the leader CA certificate, e.g. the leader kubeconfig's certificate-authority-data, base64-decoded",
+        );
+    },
+  ),
+  rule(
+    'external-secrets-auth-choice',
+    'The store authenticates to the leader exactly one way: a member ServiceAccount or a bootstrap token Secret.',
+    'External Secrets refuses a Kubernetes store with no or several auth methods, and the member never gets its token.',
+    (m, report) => {
+      const x = externalSecretsOf(m);
+      if (!x) return;
+      const set = chosen(x.value.auth, ['serviceAccount', 'tokenSecret']);
+      if (set.length !== 1)
+        report(
+          `${x.path}.auth`,
+          set.length === 0 ? 'no auth method is given' : 'both "serviceAccount" and "tokenSecret" are given',
+          'set exactly one of auth.serviceAccount (the leader trusts the member ServiceAccount issuer) or auth.tokenSecret (a bootstrap Secret)',
+        );
+    },
+  ),
+  rule(
+    'external-secrets-username-per-member',
+    `externalSecrets.leaderUsername contains ${CLUSTER_PLACEHOLDER}, so each member's store is a different leader user.`,
+    "The leader grants each store user `get` on its own member's token Secret: one user shared by every member could " +
+      "read every member's token and impersonate any member in the leader.",
+    (m, report) => {
+      const x = externalSecretsOf(m);
+      const name = x ? str(x.value.leaderUsername) : undefined;
+      if (!x || name === undefined || name.includes(CLUSTER_PLACEHOLDER)) return;
+      report(
+        `${x.path}.leaderUsername`,
+        `leaderUsername ${quote(name)} does not contain ${CLUSTER_PLACEHOLDER}, so every member would be the same leader user`,
+        `map each member to its own user in the leader's authenticator and write it with ${CLUSTER_PLACEHOLDER}, e.g. ${quote(`oidc:${CLUSTER_PLACEHOLDER}:system:serviceaccount:kube-system:antrea-mc-token-reader`)}`,
+      );
+    },
+  ),
+  rule(
+    'external-secrets-token-secret-clash',
+    "The store's bootstrap token Secret is not the token Secret the ExternalSecret writes.",
+    'External Secrets would overwrite the credential it reads the leader with by the Antrea member token, and stop ' +
+      'syncing once that token cannot read the leader Secret.',
+    (m, report) => {
+      const x = externalSecretsOf(m);
+      const auth: unknown = x?.value.auth;
+      const name = isObject(auth) && isObject(auth.tokenSecret) ? str(auth.tokenSecret.name) : undefined;
+      const secrets: unknown = m.secrets;
+      const target =
+        (isObject(secrets) ? str(secrets.memberTokenSecretName) : undefined) ?? DEFAULT_MEMBER_TOKEN_SECRET;
+      if (!x || name !== target) return;
+      report(
+        `${x.path}.auth.tokenSecret.name`,
+        `the store's token Secret ${quote(name)} is also the Secret the member ClusterSet names, which the ExternalSecret writes`,
+        'give the bootstrap token Secret another name, e.g. "antrea-mc-leader-reader"',
+      );
+    },
+  ),
+  rule(
+    'external-secrets-refresh-interval',
+    'externalSecrets.refreshInterval is a Go duration greater than zero.',
+    'External Secrets refuses an invalid interval, and "0" syncs once: a token the leader re-issues would never reach ' +
+      'the member, which then loses the leader.',
+    (m, report) => {
+      const x = externalSecretsOf(m);
+      const interval = x ? str(x.value.refreshInterval) : undefined;
+      if (!x || interval === undefined) return;
+      if (!GO_DURATION.test(interval) || !/[1-9]/.test(interval))
+        report(
+          `${x.path}.refreshInterval`,
+          `refreshInterval ${quote(interval)} is not a Go duration greater than zero`,
+          'write it like "1h", "30m" or "1h30m"',
+        );
+    },
+  ),
+];
+
 /** Every rule, in a stable order. IDs are stable: tests and users refer to them. */
 export const RULES: readonly Rule[] = [
   ...identityRules,
@@ -1018,4 +1205,5 @@ export const RULES: readonly Rule[] = [
   ...policyRules,
   ...networkRules,
   ...clusterRules,
+  ...secretRules,
 ];

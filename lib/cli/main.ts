@@ -11,6 +11,9 @@ import { compile } from '../compile';
 import { formatDiagnostic } from '../diagnostics';
 import { loadModel } from '../load';
 import { diffCommand, staleSummary } from './diff';
+import { explainCommand } from './explain';
+import { initCommand } from './init';
+import { tokenCommand } from './token';
 import { planWrite, writeOut } from './write';
 
 function progress(enabled: boolean): (stage: string) => void {
@@ -105,6 +108,9 @@ export async function main(argv: string[]): Promise<void> {
       },
     )
     .command(diffCommand)
+    .command(explainCommand)
+    .command(initCommand)
+    .command(tokenCommand)
     .demandCommand(1)
     .strict()
     .help()

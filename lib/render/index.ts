@@ -10,6 +10,7 @@ import { renderCompiledImportsPolicy, renderMemberWritesPolicy } from './admissi
 import { renderLeaderClusterSet, renderMemberClusterSet } from './clusterset';
 import { renderClusterIdentity } from './cluster-identity';
 import { LEADER_CRDS, MEMBER_CRDS, renderCrds } from './crds';
+import { renderMemberExternalSecret, renderTokenReaderAccess } from './external-secrets';
 import { renderMemberIdentity, renderMemberRole } from './member-access';
 import { renderMemberConfig } from './member-config';
 import { renderNamespace } from './namespaces';
@@ -42,6 +43,7 @@ function renderLeader(chart: Chart, plan: Plan): void {
   renderLeaderClusterSet(chart, plan);
   renderMemberRole(chart, plan);
   for (const m of plan.members) renderMemberIdentity(chart, plan, m);
+  if (plan.externalSecrets) for (const m of plan.members) renderTokenReaderAccess(chart, plan, m);
   renderMemberWritesPolicy(chart, plan);
   renderCompiledImportsPolicy(chart, plan);
   for (const s of plan.services) renderServiceImport(chart, plan, s);
@@ -72,6 +74,7 @@ function renderMember(chart: Chart, plan: Plan, member: PlannedCluster): void {
   renderCrds(chart, MEMBER_CRDS);
   for (const ns of memberNamespaces(plan, member)) renderNamespace(chart, ns, { prune: false });
   renderMemberClusterSet(chart, plan, member);
+  if (plan.externalSecrets) renderMemberExternalSecret(chart, plan, member);
   renderMemberConfig(chart, plan, member);
   renderClusterIdentity(chart, plan, member);
   for (const s of plan.exportsByMember.get(member.id) ?? []) renderServiceExport(chart, s);

@@ -414,7 +414,105 @@ const CASES: Record<string, readonly Case[]> = {
       path: 'clusters[2].apiServer',
     },
   ],
+  'secret-reference-names': [
+    {
+      when: 'the member token Secret name has "_"',
+      mutate: (m) => void (m.secrets = { memberTokenSecretName: 'leader_token' }),
+      path: 'secrets.memberTokenSecretName',
+    },
+    {
+      when: 'the SecretStore name has an uppercase letter',
+      mutate: (m) => void (withExternalSecrets(m).storeName = 'Leader'),
+      path: 'secrets.externalSecrets.storeName',
+    },
+    {
+      when: 'the CA ConfigMap key has a "/"',
+      mutate: (m) =>
+        void (withExternalSecrets(m).leaderCA = { configMap: { name: 'leader-ca', key: 'ca/crt' } }),
+      path: 'secrets.externalSecrets.leaderCA.configMap.key',
+    },
+  ],
+  'external-secrets-ca-choice': [
+    {
+      when: 'the leader CA is given both as a PEM and a ConfigMap',
+      mutate: (m) =>
+        void (withExternalSecrets(m).leaderCA = { pem: CA_PEM, configMap: { name: 'leader-ca' } }),
+      path: 'secrets.externalSecrets.leaderCA',
+    },
+    {
+      when: 'the leader CA is not given at all',
+      mutate: (m) => void (withExternalSecrets(m).leaderCA = {}),
+      path: 'secrets.externalSecrets.leaderCA',
+    },
+  ],
+  'external-secrets-ca-pem': [
+    {
+      when: 'leaderCA.pem holds a private key next to the certificate',
+      mutate: (m) => void (withExternalSecrets(m).leaderCA = { pem: `${CA_PEM}\n${PRIVATE_KEY_PEM}` }),
+      path: 'secrets.externalSecrets.leaderCA.pem',
+    },
+    {
+      when: 'leaderCA.pem is base64 data instead of a PEM',
+      mutate: (m) => void (withExternalSecrets(m).leaderCA = { pem: 'LS0tLS1CRUdJTiBDRVJU' }),
+      path: 'secrets.externalSecrets.leaderCA.pem',
+    },
+  ],
+  'external-secrets-auth-choice': [
+    {
+      when: 'the store has both ServiceAccount and token auth',
+      mutate: (m) =>
+        void (withExternalSecrets(m).auth = {
+          serviceAccount: { name: 'antrea-mc-token-reader' },
+          tokenSecret: { name: 'antrea-mc-leader-reader' },
+        }),
+      path: 'secrets.externalSecrets.auth',
+    },
+  ],
+  'external-secrets-username-per-member': [
+    {
+      when: 'every member would be the same leader user',
+      mutate: (m) => void (withExternalSecrets(m).leaderUsername = 'oidc:antrea-mc-token-reader'),
+      path: 'secrets.externalSecrets.leaderUsername',
+    },
+  ],
+  'external-secrets-token-secret-clash': [
+    {
+      when: "the store's bootstrap token Secret is the default member token Secret",
+      mutate: (m) => void (withExternalSecrets(m).auth = { tokenSecret: { name: 'antrea-mc-leader-token' } }),
+      path: 'secrets.externalSecrets.auth.tokenSecret.name',
+    },
+  ],
+  'external-secrets-refresh-interval': [
+    {
+      when: 'the refresh interval is "0", which syncs only once',
+      mutate: (m) => void (withExternalSecrets(m).refreshInterval = '0'),
+      path: 'secrets.externalSecrets.refreshInterval',
+    },
+    {
+      when: 'the refresh interval is "1 hour"',
+      mutate: (m) => void (withExternalSecrets(m).refreshInterval = '1 hour'),
+      path: 'secrets.externalSecrets.refreshInterval',
+    },
+  ],
 };
+
+/** A CA certificate's PEM shape (the rules look at the shape only). */
+const CA_PEM = '-----BEGIN CERTIFICATE-----\nMIIBdummy\n-----END CERTIFICATE-----\n';
+/** A private key's PEM shape, with a marker that must never appear in a message. */
+const PRIVATE_KEY_PEM = '-----BEGIN PRIVATE KEY-----\nSECRET-KEY-MATERIAL\n-----END PRIVATE KEY-----\n';
+
+/** Gives the model a valid External Secrets configuration and returns it, to break one thing. */
+function withExternalSecrets(
+  m: ModelDraft,
+): NonNullable<NonNullable<ModelDraft['secrets']>['externalSecrets']> {
+  const x = {
+    leaderCA: { pem: CA_PEM },
+    auth: { serviceAccount: { name: 'antrea-mc-token-reader' } },
+    leaderUsername: 'oidc:{cluster}:system:serviceaccount:kube-system:antrea-mc-token-reader',
+  };
+  m.secrets = { ...m.secrets, externalSecrets: x };
+  return x;
+}
 
 const asModel = (m: ModelDraft): ClusterSetProps => m;
 const at = (ds: readonly Diagnostic[], rule: string) => ds.filter((d) => d.rule === rule);
@@ -766,3 +864,31 @@ test('GIVEN two CIDRs WHEN compared THEN they overlap only if they share an addr
 });
 
 test.run();
+
+// ---- token Secret references ----
+
+test('GIVEN the base model with a valid External Secrets configuration WHEN checked THEN nothing is reported', () => {
+  assert.equal(checkModel(broken((m) => void withExternalSecrets(m))), []);
+  assert.equal(
+    checkModel(
+      broken((m) => {
+        const x = withExternalSecrets(m);
+        x.leaderCA = { configMap: { name: 'leader-ca' } };
+        x.auth = { tokenSecret: { name: 'antrea-mc-leader-reader', key: 'token' } };
+        x.refreshInterval = '1h30m';
+      }),
+    ),
+    [],
+  );
+});
+
+test('fails with external-secrets-ca-pem: GIVEN a private key in leaderCA.pem WHEN checked THEN no diagnostic repeats the key', () => {
+  const ds = checkModel(
+    broken((m) => void (withExternalSecrets(m).leaderCA = { pem: `${CA_PEM}${PRIVATE_KEY_PEM}` })),
+  );
+  assert.equal(
+    ds.map((d) => d.rule),
+    ['external-secrets-ca-pem'],
+  );
+  for (const d of ds) assert.not.match(JSON.stringify(d), /SECRET-KEY-MATERIAL|MIIBdummy/);
+});

@@ -45,13 +45,19 @@ const ANTREA_MEMBER_CRDS = [
   'crd.antrea.io_clusternetworkpolicies.yaml',
 ];
 
+/** CRDs of External Secrets, which a member must run when the model delivers its token that way. */
+const EXTERNAL_SECRETS_CRDS = [
+  'external-secrets.io_externalsecrets.yaml',
+  'external-secrets.io_secretstores.yaml',
+];
+
 /**
- * Prepares a member as Antrea's member manifest would. Antrea before 1.13 shipped a ClusterSet CRD
+ * Prepares a member as Antrea's member manifest would (and External Secrets' chart, when used). Antrea before 1.13 shipped a ClusterSet CRD
  * whose only version was v1alpha1; that CRD is not vendored, so for such targets the vendored one is
  * cut down to its v1alpha1 version (made the storage version), which is what those members read.
  */
 async function installAntreaMember(cluster: Cluster, plan: Plan): Promise<void> {
-  for (const file of ANTREA_MEMBER_CRDS) {
+  for (const file of [...ANTREA_MEMBER_CRDS, ...(plan.externalSecrets ? EXTERNAL_SECRETS_CRDS : [])]) {
     const obj = loadYaml(fs.readFileSync(path.join(ROOT, 'crds', file), 'utf8')) as BundleObject['obj'];
     if (file === 'multicluster.crd.antrea.io_clustersets.yaml' && !usesClusterSetV1Alpha2(plan)) {
       const spec = obj.spec as { versions: { name: string; storage: boolean }[] };

@@ -1,0 +1,114 @@
+/**
+ * `clusterset init [dir]`: scaffolds a gitops repository (lib/init.ts) and renders its out/ once, so
+ * the first commit already passes its own CI check. Refuses to overwrite anything unless --force,
+ * and then writes nothing at all.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { CommandModule } from 'yargs';
+import { compile } from '../compile';
+import { formatDiagnostic } from '../diagnostics';
+import { MODEL_FILE, packageNameFrom, scaffold } from '../init';
+import { loadModel } from '../load';
+import { writeOut } from './write';
+
+interface InitArgs {
+  dir: string;
+  'set-id': string;
+  'repo-url'?: string;
+  branch?: string;
+  from?: string;
+  force: boolean;
+}
+
+/** The output of a git command in dir, or undefined when dir is no repository or git fails. */
+function git(dir: string, args: string[]): string | undefined {
+  const r = spawnSync('git', ['-C', dir, ...args], { encoding: 'utf8' });
+  return r.status === 0 && r.stdout.trim() !== '' ? r.stdout.trim() : undefined;
+}
+
+/** This package's version, for the dependency range the scaffold pins. */
+function ownVersion(): string {
+  const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+export const initCommand: CommandModule<object, InitArgs> = {
+  command: 'init [dir]',
+  describe: 'scaffold a gitops repository: model, scripts, CI workflow, and its first out/',
+  builder: (y) =>
+    y
+      .positional('dir', { type: 'string', default: '.', describe: 'directory of the new repository' })
+      .option('set-id', { type: 'string', default: 'my-set', describe: 'ClusterSet ID of the starter model' })
+      .option('repo-url', {
+        type: 'string',
+        describe: 'git URL Argo CD and Flux read (default: the repository’s origin remote)',
+      })
+      .option('branch', {
+        type: 'string',
+        describe: 'branch they follow (default: the current branch, or main)',
+      })
+      .option('from', {
+        type: 'string',
+        describe: 'how package.json names the clusterset dependency (a version range, file:…, git+https:…)',
+      })
+      .option('force', { type: 'boolean', default: false, describe: 'overwrite files that exist' }) as never,
+  handler: (a) => {
+    const dir = path.resolve(a.dir);
+    const origin = git(dir, ['remote', 'get-url', 'origin']);
+    const repoURL = a['repo-url'] ?? origin ?? `https://git.example.com/platform/${path.basename(dir)}.git`;
+    const files = scaffold({
+      packageName: packageNameFrom(path.basename(dir)),
+      clusterSetId: a['set-id'],
+      repoURL,
+      branch: a.branch ?? git(dir, ['symbolic-ref', '--short', 'HEAD']) ?? 'main',
+      clustersetSpec: a.from ?? `^${ownVersion()}`,
+    });
+    const existing = [...files.keys(), 'out'].filter((f) => fs.existsSync(path.join(dir, f)));
+    if (existing.length > 0 && !a.force) {
+      process.stderr.write(
+        `clusterset: ${dir} already has ${existing.join(', ')}; nothing was written (use --force to overwrite)\n`,
+      );
+      process.exitCode = 1;
+      return;
+    }
+    // Compile the starter before writing anything, so a bad --set-id costs nothing.
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterset-init-'));
+    let result;
+    try {
+      fs.writeFileSync(path.join(scratch, MODEL_FILE), files.get(MODEL_FILE) ?? '');
+      result = compile(loadModel(path.join(scratch, MODEL_FILE)));
+    } finally {
+      fs.rmSync(scratch, { recursive: true, force: true });
+    }
+    if (result.diagnostics.length > 0) {
+      process.stderr.write(
+        `clusterset: the starter model does not compile with these options; nothing was written:\n`,
+      );
+      for (const d of result.diagnostics) process.stderr.write(`  ${formatDiagnostic(d)}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    for (const [rel, content] of files) {
+      fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+      fs.writeFileSync(path.join(dir, rel), content);
+    }
+    writeOut(path.join(dir, 'out'), result.files);
+    const lines = [
+      `Scaffolded ${dir}:`,
+      ...[...files.keys(), 'out/'].map((f) => `  ${f}`),
+      '',
+      'Next:',
+      '  npm install',
+      `  edit ${MODEL_FILE} (your clusters), then npm run synth and commit`,
+    ];
+    if (!a['repo-url'] && !origin) {
+      lines.push(`  set delivery.repoURL in ${MODEL_FILE}: no origin remote, so it is ${repoURL}`);
+    }
+    process.stdout.write(`${lines.join('\n')}\n`);
+  },
+};

@@ -1,0 +1,79 @@
+/**
+ * `clusterset token MEMBER`: the bootstrap step of a member without External Secrets, as a yargs
+ * command module. The model only supplies names (namespaces, Secret names, members); the work is
+ * lib/token.ts. It prints what it did, never the token.
+ */
+import type { Argv, CommandModule } from 'yargs';
+import { compile } from '../compile';
+import { formatDiagnostic } from '../diagnostics';
+import { loadModel } from '../load';
+import { copyMemberToken, describeCopy, TokenError } from '../token';
+
+interface TokenArgs {
+  member: string;
+  model: string;
+  'leader-kubeconfig'?: string;
+  'leader-context'?: string;
+  'member-kubeconfig'?: string;
+  'member-context'?: string;
+  wait: number;
+}
+
+/** The yargs command module registered by lib/cli/main.ts. */
+export const tokenCommand: CommandModule<object, TokenArgs> = {
+  command: 'token <member>',
+  describe:
+    "copy a member's token Secret from the leader into the Secret its ClusterSet names (keys ca.crt and token), without printing it",
+  builder: (y: Argv) =>
+    y
+      .positional('member', { type: 'string', demandOption: true, describe: 'member cluster ID' })
+      .option('model', { type: 'string', default: 'clusterset.ts', describe: 'model file (names only)' })
+      .option('leader-kubeconfig', {
+        type: 'string',
+        describe: 'kubeconfig of the leader (default: $KUBECONFIG)',
+      })
+      .option('leader-context', { type: 'string', describe: 'context of the leader (default: current)' })
+      .option('member-kubeconfig', {
+        type: 'string',
+        describe: 'kubeconfig of the member (default: $KUBECONFIG)',
+      })
+      .option('member-context', { type: 'string', describe: 'context of the member (default: current)' })
+      .option('wait', {
+        type: 'number',
+        default: 30,
+        describe: "seconds to wait for the leader's token controller to fill the Secret",
+      }) as unknown as Argv<TokenArgs>,
+  handler: async (a) => {
+    let input: unknown;
+    try {
+      input = loadModel(a.model);
+    } catch (e) {
+      process.stderr.write(`clusterset: cannot load ${a.model}: ${(e as Error).message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    const r = compile(input);
+    if (!r.plan || r.diagnostics.length > 0) {
+      process.stderr.write(`clusterset: ${a.model} has problems; fix them first:\n`);
+      for (const d of r.diagnostics) process.stderr.write(`  ${formatDiagnostic(d)}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    try {
+      const result = await copyMemberToken({
+        plan: r.plan,
+        member: a.member,
+        leader: { kubeconfig: a['leader-kubeconfig'], context: a['leader-context'] },
+        memberCluster: { kubeconfig: a['member-kubeconfig'], context: a['member-context'] },
+        waitMs: a.wait * 1000,
+      });
+      process.stdout.write(`${describeCopy(result)}\n`);
+    } catch (e) {
+      // TokenError messages are scrubbed; anything else is reported by name only.
+      process.stderr.write(
+        `clusterset token: ${e instanceof TokenError ? e.message : `unexpected ${(e as Error)?.name ?? 'error'}`}\n`,
+      );
+      process.exitCode = 1;
+    }
+  },
+};

@@ -1,0 +1,218 @@
+/**
+ * The explain report: for each cluster, its role, network and endpoint type, what it exports, what
+ * it imports and from where, and which policies are in force there in Antrea's evaluation order;
+ * for the set, a summary and the reachability table. Pure: a function of the plan.
+ *
+ * Import facts (antrea-mc.md §c.3): every member imports every exported Service, its own exports
+ * included, as Service `antrea-mc-<name>` (plus a ServiceImport `<name>`) in the Service's
+ * namespace, with the endpoints of every exporting member: that member's ClusterIP in ClusterIP
+ * mode, its Pod IPs in PodIP mode (the exporter's setting decides). Across networks the traffic
+ * goes through the Multi-cluster Gateways of both clusters. A leader that is not a member imports
+ * nothing and holds no policies.
+ */
+import { cmp } from '../diagnostics';
+import type { EndpointIPType } from '../model';
+import type { Plan, PlannedCluster } from '../plan';
+import { describeAppliedTo, policiesIn } from './policies';
+import { portLabel, reachability, tableNamespaces, type Reachability } from './reachability';
+
+/** The role of a cluster in the set. */
+export type Role = 'leader' | 'member' | 'leader+member' | 'unused';
+
+/** One Service a cluster exports. */
+export interface ExportEntry {
+  readonly service: string;
+  readonly ports: readonly string[];
+  /** The members that import it from this cluster (every member, this one included). */
+  readonly importedBy: readonly string[];
+}
+
+/** One exporter behind an imported Service. */
+export interface ImportSource {
+  readonly cluster: string;
+  /** What the exporter publishes as endpoints. */
+  readonly endpoints: EndpointIPType;
+  /** `local` (its own export), `same network`, or `via gateways` (different networks). */
+  readonly path: 'local' | 'same network' | 'via gateways';
+}
+
+/** One Service a cluster imports. */
+export interface ImportEntry {
+  readonly service: string;
+  /** `ns/antrea-mc-<name>`: the Service Antrea creates in the member. */
+  readonly importedAs: string;
+  readonly ports: readonly string[];
+  readonly from: readonly ImportSource[];
+}
+
+/** One policy in force in a cluster, in evaluation order. */
+export interface PolicyEntry {
+  readonly name: string;
+  /** The ClusterNetworkPolicy in the member (`antrea-mc-<name>` for baseline policies). */
+  readonly object: string;
+  readonly kind: 'baseline' | 'stretched';
+  readonly tier: string;
+  readonly tierPriority: number;
+  readonly priority: number;
+  readonly appliesTo: string;
+  readonly ingressRules: readonly string[];
+  readonly egressRules: readonly string[];
+  /** Policies with the same Tier and priority: Antrea's order among them is undefined. */
+  readonly tiedWith: readonly string[];
+}
+
+/** Everything about one cluster. */
+export interface ClusterReport {
+  readonly id: string;
+  readonly role: Role;
+  /** The declared network, or null for the default network. */
+  readonly network: string | null;
+  readonly endpointIPType: EndpointIPType;
+  readonly stretchedNetworkPolicy: boolean;
+  readonly gatewayNodes: readonly string[];
+  readonly exports: readonly ExportEntry[];
+  readonly imports: readonly ImportEntry[];
+  readonly policies: readonly PolicyEntry[];
+}
+
+/** Counts over the whole set. */
+export interface Summary {
+  readonly clusters: number;
+  readonly members: number;
+  readonly networks: readonly string[];
+  readonly services: number;
+  /** (Service, exporting member) pairs. */
+  readonly exports: number;
+  readonly baselinePolicies: number;
+  readonly stretchedPolicies: number;
+  readonly reachability: { readonly allowed: number; readonly denied: number; readonly depends: number };
+}
+
+/** The whole report. */
+export interface ExplainReport {
+  readonly clusterSetId: string;
+  readonly leader: string;
+  readonly leaderNamespace: string;
+  readonly memberNamespace: string;
+  /** Set when the report is about one cluster. */
+  readonly cluster: string | null;
+  readonly summary: Summary;
+  readonly clusters: readonly ClusterReport[];
+  /** Namespaces the table shows (`*`: any other). */
+  readonly namespaces: readonly string[];
+  readonly reachability: readonly Reachability[];
+  /** What the report does not cover. */
+  readonly notes: readonly string[];
+}
+
+/** What every report says about its own limits. */
+export const NOTES: readonly string[] = [
+  'K8s NetworkPolicies are not in the model: "allowed" means allowed by the Antrea-native policies the model declares; a K8s NetworkPolicy can still isolate Pods (it is evaluated after every Tier but baseline).',
+  'Pod labels, Namespace labels other than kubernetes.io/metadata.name, the container ports Services target, and source addresses of cross-cluster traffic are not in the model: where they decide, the verdict is "depends" and the condition is spelled out.',
+  "A member reaching its own export goes through antrea-mc-<name> to a local endpoint; it is modelled as reaching the Service's Pods in that member.",
+];
+
+function role(c: PlannedCluster): Role {
+  if (c.isLeader && c.isMember) return 'leader+member';
+  if (c.isLeader) return 'leader';
+  return c.isMember ? 'member' : 'unused';
+}
+
+function ruleLine(r: { name?: string; action: string }, i: number): string {
+  return `${r.name ?? `#${i + 1}`} (${r.action})`;
+}
+
+function clusterReport(plan: Plan, c: PlannedCluster): ClusterReport {
+  const memberIds = plan.members.map((m) => m.id);
+  const exports = (plan.exportsByMember.get(c.id) ?? []).map((s) => ({
+    service: `${s.namespace}/${s.name}`,
+    ports: s.ports.map(portLabel),
+    importedBy: memberIds,
+  }));
+  const imports = c.isMember
+    ? plan.services.map((s) => ({
+        service: `${s.namespace}/${s.name}`,
+        importedAs: `${s.namespace}/antrea-mc-${s.name}`,
+        ports: s.ports.map(portLabel),
+        from: s.exportedFrom.map((id) => {
+          const e = plan.clusters.find((x) => x.id === id)!;
+          const path: ImportSource['path'] =
+            e.id === c.id ? 'local' : e.network === c.network ? 'same network' : 'via gateways';
+          return { cluster: id, endpoints: e.endpointIPType, path };
+        }),
+      }))
+    : [];
+  const policies = policiesIn(plan, c.id).map((p) => ({
+    name: p.name,
+    object: p.objectName,
+    kind: p.kind,
+    tier: p.tier,
+    tierPriority: p.tierPriority,
+    priority: p.priority,
+    appliesTo: describeAppliedTo(p.policy),
+    ingressRules: (p.policy.ingress ?? []).map(ruleLine),
+    egressRules: (p.policy.egress ?? []).map(ruleLine),
+    tiedWith: p.tiedWith,
+  }));
+  return {
+    id: c.id,
+    role: role(c),
+    network: c.network ?? null,
+    endpointIPType: c.endpointIPType,
+    stretchedNetworkPolicy: c.enableStretchedNetworkPolicy,
+    gatewayNodes: (c.gateway?.nodes ?? []).map((n) => n.name).sort(cmp),
+    exports,
+    imports,
+    policies,
+  };
+}
+
+/**
+ * The report for the whole set, or for one cluster (`cluster`): then only that cluster is
+ * described and the table keeps the rows where it is the source or the exporter.
+ */
+export function explain(plan: Plan, options: { readonly cluster?: string } = {}): ExplainReport {
+  if (options.cluster !== undefined && !plan.clusters.some((c) => c.id === options.cluster)) {
+    throw new UnknownClusterError(
+      options.cluster,
+      plan.clusters.map((c) => c.id),
+    );
+  }
+  const table = reachability(plan, options);
+  const count = (v: Reachability['verdict']) => table.filter((r) => r.verdict === v).length;
+  const clusters = plan.clusters
+    .filter((c) => options.cluster === undefined || c.id === options.cluster)
+    .map((c) => clusterReport(plan, c));
+  return {
+    clusterSetId: plan.clusterSetId,
+    leader: plan.leader.id,
+    leaderNamespace: plan.leaderNamespace,
+    memberNamespace: plan.memberNamespace,
+    cluster: options.cluster ?? null,
+    summary: {
+      clusters: plan.clusters.length,
+      members: plan.members.length,
+      networks: [...new Set(plan.clusters.map((c) => c.network ?? '(default)'))].sort(cmp),
+      services: plan.services.length,
+      exports: plan.services.reduce((n, s) => n + s.exportedFrom.length, 0),
+      baselinePolicies: plan.baselinePolicies.length,
+      stretchedPolicies: plan.stretchedPolicies.length,
+      reachability: { allowed: count('allowed'), denied: count('denied'), depends: count('depends') },
+    },
+    clusters,
+    namespaces: tableNamespaces(plan),
+    reachability: table,
+    notes: NOTES,
+  };
+}
+
+/** `--cluster` names no cluster of the model. */
+export class UnknownClusterError extends Error {
+  constructor(
+    readonly cluster: string,
+    readonly known: readonly string[],
+  ) {
+    super(`cluster "${cluster}" is not in the model; the clusters are: ${[...known].sort(cmp).join(', ')}`);
+    this.name = 'UnknownClusterError';
+  }
+}

@@ -1,0 +1,257 @@
+/**
+ * `clusterset init`: the files of a new gitops repository, as a pure function of a few answers.
+ *
+ * What it scaffolds is a working repository, not a template to fill in: the starter model passes
+ * every check, `npm run synth` renders it, and the CI workflow's `synth --check` passes on the
+ * first commit. The CLI (lib/cli/init.ts) writes these files and then renders `out/` once, so the
+ * first commit already holds the Argo CD root Application.
+ */
+
+/** Answers that shape the scaffold. */
+export interface InitOptions {
+  /** npm package name of the gitops repo (lowercase, from the directory name). */
+  readonly packageName: string;
+  /** The ClusterSet ID of the starter model. */
+  readonly clusterSetId: string;
+  /** The git URL Argo CD and Flux read the repo from. */
+  readonly repoURL: string;
+  /** The branch they follow. */
+  readonly branch: string;
+  /** How package.json names the clusterset dependency: a semver range, `file:…`, `git+https:…`. */
+  readonly clustersetSpec: string;
+}
+
+/** The model file the scaffold's scripts compile. */
+export const MODEL_FILE = 'clusterset.ts';
+/** The TypeScript the scaffold type-checks its model with (`npm run typecheck`). */
+const TYPESCRIPT_RANGE = '^5.9.3';
+
+/** The CI workflow path (GitHub Actions). */
+export const WORKFLOW_FILE = '.github/workflows/clusterset.yml';
+
+function json(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+function packageJson(o: InitOptions): string {
+  return json({
+    name: o.packageName,
+    private: true,
+    description: `GitOps repository of the ${o.clusterSetId} Antrea Multi-cluster ClusterSet`,
+    scripts: {
+      synth: `clusterset synth ${MODEL_FILE}`,
+      check: `clusterset synth ${MODEL_FILE} --check`,
+      diff: `clusterset diff ${MODEL_FILE}`,
+      explain: `clusterset explain ${MODEL_FILE}`,
+      typecheck: 'tsc --noEmit',
+    },
+    devDependencies: { clusterset: o.clustersetSpec, typescript: TYPESCRIPT_RANGE },
+  });
+}
+
+function tsconfig(): string {
+  return json({
+    compilerOptions: {
+      target: 'ES2022',
+      module: 'commonjs',
+      moduleResolution: 'node',
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+      types: [],
+    },
+    include: [MODEL_FILE],
+  });
+}
+
+/** A quoted TypeScript string literal. */
+function ts(s: string): string {
+  return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+function starterModel(o: InitOptions): string {
+  return `/**
+ * The ${o.clusterSetId} ClusterSet. \`npm run synth\` compiles it into out/; commit both.
+ *
+ * Start here: replace the clusters with yours (API server URLs as members and Argo CD reach them,
+ * Service and Pod CIDRs), then export Services and add policies. \`npm run explain\` shows what the
+ * model means; \`npm run diff\` shows what an edit changes.
+ */
+import type { ClusterSetProps } from 'clusterset';
+
+const clusterSet: ClusterSetProps = {
+  clusterSetId: ${ts(o.clusterSetId)},
+  leader: 'hub',
+  members: ['east', 'west'],
+  clusters: [
+    { id: 'hub', apiServer: 'https://hub.example.com:6443', serviceCIDR: '10.96.0.0/16' },
+    {
+      id: 'east',
+      apiServer: 'https://east.example.com:6443',
+      serviceCIDR: '10.97.0.0/16',
+      enableStretchedNetworkPolicy: true,
+    },
+    {
+      id: 'west',
+      apiServer: 'https://west.example.com:6443',
+      serviceCIDR: '10.98.0.0/16',
+      enableStretchedNetworkPolicy: true,
+    },
+  ],
+  services: [
+    // Importable in every member as demo/antrea-mc-echo, backed by east's and west's endpoints.
+    { namespace: 'demo', name: 'echo', ports: [{ name: 'http', port: 8080 }], exportedFrom: ['east', 'west'] },
+  ],
+  baselinePolicies: [
+    {
+      // Every member gets it, replicated through the leader.
+      name: 'demo-isolation',
+      tier: 'baseline',
+      priority: 100,
+      appliedTo: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'demo' } } }],
+      ingress: [
+        {
+          name: 'same-namespace',
+          action: 'Allow',
+          from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'demo' } } }],
+        },
+        { name: 'drop-others', action: 'Drop', from: [{ namespaceSelector: {} }] },
+      ],
+    },
+  ],
+  stretchedPolicies: [
+    {
+      // Lets demo clients in any cluster of the set call echo in east and west.
+      name: 'echo-from-clusterset',
+      tier: 'application',
+      priority: 10,
+      appliedTo: [
+        {
+          podSelector: { matchLabels: { app: 'echo' } },
+          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'demo' } },
+        },
+      ],
+      ingress: [
+        {
+          name: 'demo-clients',
+          action: 'Allow',
+          from: [
+            {
+              scope: 'ClusterSet',
+              namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'demo' } },
+            },
+          ],
+          ports: [{ port: 8080 }],
+        },
+      ],
+    },
+  ],
+  delivery: {
+    repoURL: ${ts(o.repoURL)},
+    targetRevision: ${ts(o.branch)},
+    // Argo CD and Flux run in the leader; the other clusters are registered with them.
+    managementCluster: 'hub',
+  },
+};
+
+export default clusterSet;
+`;
+}
+
+function workflow(o: InitOptions): string {
+  return `# Checks that out/ matches ${MODEL_FILE} and posts what a pull request changes, per cluster.
+name: clusterset
+
+on:
+  push:
+    branches: [${JSON.stringify(o.branch)}]
+  pull_request:
+
+permissions:
+  contents: read
+  pull-requests: write
+
+jobs:
+  check:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+        with:
+          fetch-depth: 0
+      - uses: actions/setup-node@v4
+        with:
+          node-version: 20
+          cache: npm
+      - run: npm ci
+      - name: What this pull request changes
+        if: github.event_name == 'pull_request'
+        run: npx clusterset diff ${MODEL_FILE} --base "origin/$BASE_REF" --format markdown > clusterset-diff.md
+        env:
+          BASE_REF: \${{ github.base_ref }}
+      - name: Post it on the pull request
+        if: github.event_name == 'pull_request'
+        # Pull requests from forks get a read-only token; the check below still runs.
+        continue-on-error: true
+        run: >-
+          gh pr comment "$PR" --body-file clusterset-diff.md --edit-last
+          || gh pr comment "$PR" --body-file clusterset-diff.md
+        env:
+          GH_TOKEN: \${{ github.token }}
+          PR: \${{ github.event.pull_request.number }}
+      - name: out/ is up to date
+        run: npx clusterset synth ${MODEL_FILE} --check
+`;
+}
+
+function readme(o: InitOptions): string {
+  return `# ${o.packageName}
+
+The ${o.clusterSetId} Antrea Multi-cluster ClusterSet, compiled by clusterset from \`${MODEL_FILE}\`
+into \`out/\` (one bundle per cluster, plus the Argo CD and Flux objects that deliver them).
+
+\`\`\`sh
+npm install
+npm run synth     # render out/ from ${MODEL_FILE}; commit both
+npm run check     # what CI runs: fails when out/ is stale
+npm run diff      # what your edit changes, per cluster
+npm run explain   # what the model means: exports, imports, policies, reachability
+\`\`\`
+
+Every pull request gets a comment with the per-cluster effect of the change (${WORKFLOW_FILE}).
+
+## Delivery
+
+Argo CD (running in the management cluster named in \`delivery\`): apply the root Application once;
+it creates one Application per cluster from \`out/argocd/\`:
+
+\`\`\`sh
+kubectl apply -k out/argocd/root
+\`\`\`
+
+Flux: \`kubectl apply -k out/flux\`.
+
+Members read the leader through a token the leader creates; \`npx clusterset token MEMBER\` copies it
+from the leader to the member without printing it.
+`;
+}
+
+/** Every file of the scaffold, relative path → content, in a stable order. */
+export function scaffold(o: InitOptions): ReadonlyMap<string, string> {
+  return new Map([
+    ['package.json', packageJson(o)],
+    ['tsconfig.json', tsconfig()],
+    [MODEL_FILE, starterModel(o)],
+    [WORKFLOW_FILE, workflow(o)],
+    ['.gitignore', 'node_modules/\n'],
+    ['README.md', readme(o)],
+  ]);
+}
+
+/** An npm package name from a directory name: lowercase, URL-safe, never empty. */
+export function packageNameFrom(dirName: string): string {
+  const name = dirName
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[._-]+|[-]+$/g, '');
+  return name || 'gitops';
+}
