@@ -8,7 +8,9 @@
  * and the object details in `<details>` blocks. A comment holds at most 65,536 characters: the
  * details are cut to fit (and the cut is said), never the summary above them.
  */
-import type { ExportedService, Impact, ImpactCategory, ImpactItem } from './impact';
+import type { GraphCluster, GraphEdge } from '../explain/mermaid';
+import { renderExportGraph } from '../explain/mermaid';
+import type { Impact, ImpactCategory, ImpactItem } from './impact';
 import { IMPACT_CATEGORIES } from './impact';
 import type { BundleDiff, FieldChange, FileChange, ObjectChange, TreeDiff } from './tree';
 
@@ -28,8 +30,8 @@ export type DiffFormat = 'text' | 'markdown' | 'json';
 const MAX_FIELDS = 20;
 /** Summary lines shown per category before "and N more" (keeps a fleet-wide change readable). */
 const MAX_ITEMS_PER_CATEGORY = 12;
-/** Services drawn in the Mermaid picture (GitHub renders big graphs poorly). */
-const MAX_GRAPH_SERVICES = 30;
+/** Edges (exporter → importer pairs) drawn in the Mermaid picture; GitHub refuses more than 500. */
+const MAX_GRAPH_EDGES = 120;
 
 /** The diff found nothing to report. */
 export function isEmpty(diff: TreeDiff): boolean {
@@ -202,65 +204,54 @@ function code(s: string): string {
   return `\`${t}\``;
 }
 
-/** A Mermaid label: quoted, with the characters Mermaid would read as syntax entity-escaped. */
-function mermaidLabel(s: string): string {
-  return `"${s.replace(/[#"<>]/g, (c) => ({ '#': '#35;', '"': '#quot;', '<': '#lt;', '>': '#gt;' })[c]!)}"`;
-}
-
 /**
- * Who exports what to whom after the change: member → Service → every member (each member imports
- * every exported Service). New exports are thick, dropped ones dotted. Node IDs are generated
- * (`c0`, `s0`), never taken from names, so no name can break the graph.
+ * Who exports what to whom, before and after: one edge per exporter and importer (every member
+ * imports every exported Service), labelled with the Services; new flows thick, dropped ones dotted.
+ * Drawn by the same renderer as `clusterset explain` (lib/explain/mermaid.ts), from the objects of
+ * both sides rather than a plan. When the whole picture would be too big for a comment, only the
+ * flows that change are drawn, and when even those are too many, none: the summary says it in words.
  */
 export function mermaid(impact: Impact): string {
-  let services: readonly ExportedService[] = impact.exports;
-  const notes: string[] = [];
-  if (services.length > MAX_GRAPH_SERVICES) {
-    const changed = services.filter((s) => s.exporters.some((e) => e.change !== 'same'));
-    const pick = changed.length > 0 ? changed : services;
-    services = pick.slice(0, MAX_GRAPH_SERVICES);
-    notes.push(
-      `${impact.exports.length - services.length} of ${impact.exports.length} exported Services not drawn` +
-        (changed.length > 0 ? ' (only Services whose exporters change are shown)' : ''),
-    );
-  }
-  const lines = ['```mermaid', 'flowchart LR'];
-  const clusterIds = new Map<string, string>();
-  const exporters = [...new Set(services.flatMap((s) => s.exporters.map((e) => e.cluster)))].sort();
-  for (const c of exporters) {
-    clusterIds.set(c, `c${clusterIds.size}`);
-    lines.push(`  ${clusterIds.get(c)}[${mermaidLabel(c)}]`);
-  }
-  const members = impact.membersAfter.length;
-  lines.push(`  members((${mermaidLabel(`every member (${members})`)}))`);
-  const links: string[] = [];
-  const styles: string[] = [];
-  services.forEach((s, i) => {
-    const sid = `s${i}`;
-    const live = s.exporters.some((e) => e.change !== 'removed');
-    const fresh = s.exporters.every((e) => e.change === 'added');
-    lines.push(`  ${sid}([${mermaidLabel(s.service)}])${live ? (fresh ? ':::added' : '') : ':::removed'}`);
-    for (const e of s.exporters) {
-      const from = clusterIds.get(e.cluster)!;
-      if (e.change === 'same') links.push(`  ${from} --> ${sid}`);
-      else if (e.change === 'added') {
-        styles.push(`  linkStyle ${links.length} stroke:#1a7f37,stroke-width:3px`);
-        links.push(`  ${from} ==>|new| ${sid}`);
-      } else {
-        styles.push(`  linkStyle ${links.length} stroke:#cf222e`);
-        links.push(`  ${from} -.->|removed| ${sid}`);
+  const before = new Set(impact.membersBefore);
+  const after = new Set(impact.membersAfter);
+  const importers = [...new Set([...before, ...after])].sort();
+  const edges: GraphEdge[] = [];
+  for (const s of impact.exports)
+    for (const e of s.exporters)
+      for (const m of importers) {
+        if (m === e.cluster) continue;
+        const was = e.change !== 'added' && before.has(m);
+        const is = e.change !== 'removed' && after.has(m);
+        if (!was && !is) continue;
+        edges.push({
+          exporter: e.cluster,
+          importer: m,
+          service: s.service,
+          ...(was && is ? {} : { change: is ? ('added' as const) : ('removed' as const) }),
+        });
       }
-    }
-    if (live) links.push(`  ${sid} --> members`);
-  });
-  lines.push(...links, ...styles);
-  lines.push(
-    '  classDef added fill:#dafbe1,stroke:#1a7f37',
-    '  classDef removed fill:#ffebe9,stroke:#cf222e',
-  );
-  lines.push('```');
-  if (notes.length > 0) lines.push('', `_${md(notes.join('; '))}._`);
-  return lines.join('\n');
+  const groups = (es: readonly GraphEdge[]): number =>
+    new Set(es.map((e) => `${e.exporter}\n${e.importer}\n${e.change ?? ''}`)).size;
+  let drawn: readonly GraphEdge[] = edges;
+  let note = '';
+  if (groups(edges) > MAX_GRAPH_EDGES) {
+    drawn = edges.filter((e) => e.change !== undefined);
+    note = 'Only the flows that change are drawn; the whole ClusterSet is too big for one picture.';
+    if (groups(drawn) > MAX_GRAPH_EDGES)
+      return `_${groups(drawn)} flows between clusters change: too many to draw; the summary above lists them._`;
+    if (drawn.length === 0)
+      return '_No flow between clusters changes; the ClusterSet is too big to draw whole._';
+  }
+  if (drawn.length === 0) return '_No Service flows between two different members._';
+  const ids = new Set(drawn.flatMap((e) => [e.exporter, e.importer]));
+  const clusters: GraphCluster[] = [...ids].sort().map((id) => ({
+    id,
+    ...(impact.networks[id] !== undefined ? { network: impact.networks[id] } : {}),
+    leader: id === impact.leader,
+    member: after.has(id),
+  }));
+  const graph = `\`\`\`mermaid\n${renderExportGraph(clusters, drawn)}\`\`\``;
+  return note === '' ? graph : `${graph}\n\n_${md(note)}_`;
 }
 
 function detailsBlock(b: BundleDiff, maxChars: number): { text: string; shown: number; total: number } {
@@ -321,7 +312,12 @@ export function formatMarkdown(
     '',
   ];
   if (impact.exports.length > 0)
-    head.push('#### Who exports what to whom (after this change)', '', mermaid(impact), '');
+    head.push(
+      '#### Who exports what to whom (thick: new flows, dotted: dropped ones)',
+      '',
+      mermaid(impact),
+      '',
+    );
   head.push('#### Details', '', '');
   let text = head.join('\n');
   // Room kept for the note that says what was cut: its fixed words and at most five bundle names.
@@ -356,7 +352,7 @@ export function formatMarkdown(
 
 /**
  * The JSON form: `version` 1, the two labels, `changed`, the ClusterSet facts (`leader`, `clusters`,
- * `membersBefore`, `membersAfter`), `touched` cluster IDs and `delivery` folders, the `impact` items
+ * `membersBefore`, `membersAfter`, `networks`), `touched` cluster IDs and `delivery` folders, the `impact` items
  * (`category`, `text`, `clusters`), `exports` (`service`, `exporters[]` of `cluster` and `change`),
  * and `bundles` with their `objects` (`change`, `group`, `kind`, `namespace`, `name`, `file`,
  * `fields[]` of `path`, `op`, `before`, `after`) and other `files`. Keys in this order, always.
@@ -371,6 +367,7 @@ export function formatJson(diff: TreeDiff, impact: Impact, labels: DiffLabels): 
     clusters: impact.clusters,
     membersBefore: impact.membersBefore,
     membersAfter: impact.membersAfter,
+    networks: impact.networks,
     touched: impact.touched,
     delivery: impact.delivery,
     impact: impact.items,

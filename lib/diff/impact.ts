@@ -58,7 +58,7 @@ export interface ImpactItem {
 }
 
 /** One exporter of a Service in the export graph. */
-export interface ExportEdge {
+export interface ExporterChange {
   readonly cluster: string;
   /** `same`: exported before and after; `added`/`removed`: by this change. */
   readonly change: 'same' | 'added' | 'removed';
@@ -68,7 +68,7 @@ export interface ExportEdge {
 export interface ExportedService {
   /** `namespace/name` */
   readonly service: string;
-  readonly exporters: readonly ExportEdge[];
+  readonly exporters: readonly ExporterChange[];
 }
 
 /** The whole impact summary. */
@@ -87,10 +87,14 @@ export interface Impact {
   readonly items: readonly ImpactItem[];
   /** Every Service exported before or after, sorted, with its exporters. */
   readonly exports: readonly ExportedService[];
+  /** Cluster ID → network, from `network.k8s.io` ClusterProperties (after, else before). */
+  readonly networks: Readonly<Record<string, string>>;
 }
 
 interface Facts {
   leader?: string;
+  /** Cluster ID → its `network.k8s.io` ClusterProperty. */
+  networks: Map<string, string>;
   members: Set<string>;
   /** `ns/name` → exporting clusters */
   exports: Map<string, Set<string>>;
@@ -120,13 +124,15 @@ function addExport(facts: Facts, service: string, cluster: string): void {
  * on the second line), so this stays cheap on thousands of files.
  */
 function factsOf(files: ReadonlyMap<string, string>): Facts {
-  const facts: Facts = { members: new Set(), exports: new Map() };
+  const facts: Facts = { members: new Set(), exports: new Map(), networks: new Map() };
   for (const [file, content] of files) {
     const { cluster } = bundleOf(file);
     if (cluster === undefined) continue;
     const isClusterSet = content.includes('kind: ClusterSet\n');
     const isExport = content.includes('kind: ServiceExport\n');
-    if (!isClusterSet && !isExport) continue;
+    const isNetwork =
+      content.includes('kind: ClusterProperty\n') && content.includes('name: network.k8s.io\n');
+    if (!isClusterSet && !isExport && !isNetwork) continue;
     // The common case, a ServiceExport as lib/emit.ts writes it, is read without a YAML parser.
     const fast = isExport && !isClusterSet ? EMITTED_EXPORT.exec(content) : null;
     if (fast) {
@@ -148,6 +154,8 @@ function factsOf(files: ReadonlyMap<string, string>): Facts {
           if (l.secret !== undefined) facts.members.add(cluster);
         }
       }
+      if (d.kind === 'ClusterProperty' && d.metadata.name === 'network.k8s.io' && isObj(d.spec))
+        facts.networks.set(cluster, String(d.spec.value));
       if (d.kind === 'ServiceExport')
         addExport(facts, `${String(d.metadata.namespace)}/${String(d.metadata.name)}`, cluster);
     }
@@ -558,6 +566,12 @@ export function impact(
     delivery: sorted(diff.bundles.filter((b) => b.type === 'delivery').map((b) => b.bundle)),
     items: acc.done(memberSets),
     exports,
+    networks: Object.fromEntries(
+      sorted(new Set([...fb.networks.keys(), ...fa.networks.keys()])).map((c) => [
+        c,
+        (fa.networks.get(c) ?? fb.networks.get(c))!,
+      ]),
+    ),
   };
 }
 

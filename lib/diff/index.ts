@@ -5,7 +5,7 @@
  */
 export type { BundleDiff, DiffObject, FieldChange, FileChange, ObjectChange, TreeDiff } from './tree';
 export { diffTrees, diffObjects } from './tree';
-export type { ExportEdge, ExportedService, Impact, ImpactCategory, ImpactItem } from './impact';
+export type { ExporterChange, ExportedService, Impact, ImpactCategory, ImpactItem } from './impact';
 export { IMPACT_CATEGORIES, impact } from './impact';
 export type { DiffFormat, DiffLabels } from './format';
 export {

@@ -65,7 +65,8 @@ test('GIVEN a member that leaves THEN the summary names it, its identity and its
   assert.equal(i.membersBefore, ['east', 'west']);
   assert.equal(i.membersAfter, ['east']);
   const graph = formatMarkdown(diffTrees(before, after), i, LABELS);
-  assert.match(graph, 'c1 -.->|removed| s0');
+  assert.match(graph, 'c_east -.->|"- shop/cart"| c_west');
+  assert.match(graph, 'c_west["west (not a member)"]');
 });
 
 test('GIVEN a baseline policy rule changes THEN the summary says what changed in every member', () => {
@@ -124,7 +125,8 @@ test('GIVEN a fleet-wide change WHEN rendered as markdown THEN it stays under th
   assert.ok(all.length <= GITHUB_COMMENT_LIMIT, `${all.length} characters`);
   assert.match(all, /^### clusterset diff: 30 of 30 clusters touched/);
   assert.match(all, /Details cut .*\d+ bundles \(/);
-  assert.match(all, /\d+ of 600 exported Services not drawn/);
+  assert.match(all, /_812 flows between clusters change: too many to draw; the summary above lists them\._/);
+  assert.match(md, /_No flow between clusters changes; the ClusterSet is too big to draw whole\._/);
 });
 
 test('GIVEN delivery objects and token references THEN the summary names them and their bundles', () => {
@@ -160,16 +162,17 @@ test('GIVEN delivery objects and token references THEN the summary names them an
   assert.match(formatText(diffTrees(before, after), i, LABELS), /; delivery: argocd\/\n/);
 });
 
-test('GIVEN a name with Mermaid syntax in it THEN the graph escapes the label and IDs are generated', () => {
+test('GIVEN names with Mermaid syntax in them THEN labels are escaped and IDs stay plain', () => {
   const m = policiesModel() as ClusterSetProps;
   const i = impact(new Map(), files(m));
-  const withQuote = {
+  const odd = {
     ...i,
-    exports: [{ service: 'a"b<c>#d', exporters: [{ cluster: 'x', change: 'added' as const }] }],
+    membersAfter: ['x y', 'z'],
+    exports: [{ service: 'a"b<c>#d', exporters: [{ cluster: 'x y', change: 'added' as const }] }],
   };
-  const md = formatMarkdown(diffTrees(new Map(), files(m)), withQuote, LABELS);
-  assert.match(md, 's0(["a#quot;b#lt;c#gt;#35;d"]):::added');
-  assert.match(md, 'c0["x"]');
+  const md = formatMarkdown(diffTrees(new Map(), files(m)), odd, LABELS);
+  assert.match(md, 'c_x_20_y ==>|"+ a#34;b#60;c#62;#35;d"| c_z');
+  assert.match(md, 'c_x_20_y["x y"]');
 });
 
 test.run();
