@@ -60,9 +60,26 @@ function withRootFields(s: Schema): Schema {
   };
 }
 
-/** The schema an object of a CRD version must match: closed, with the root fields the API server adds. */
+/**
+ * Root fields that controllers and the API server write, never a manifest in git: `status`, and
+ * Argo CD's `operation` (a sync request made by its CLI or UI). Leaving them out of the validators
+ * refuses them in rendered output, and keeps generated/validators.js small: the Application CRD's
+ * status and operation schemas are most of its 400 kB.
+ */
+export const RUNTIME_ROOT_FIELDS: readonly string[] = ['status', 'operation'];
+
+function withoutRuntimeFields(s: Schema): Schema {
+  const properties = { ...((s.properties ?? {}) as Record<string, Schema>) };
+  for (const f of RUNTIME_ROOT_FIELDS) delete properties[f];
+  return { ...s, properties };
+}
+
+/**
+ * The schema an object of a CRD version must match: closed, with the root fields the API server
+ * adds, without the fields only controllers write.
+ */
 export function crdObjectSchema(openAPIV3Schema: Schema): Schema {
-  return closeSchema(withRootFields(openAPIV3Schema));
+  return closeSchema(withRootFields(withoutRuntimeFields(openAPIV3Schema)));
 }
 
 /** Export name of a CRD version's validator in generated/validators.js. */

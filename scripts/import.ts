@@ -27,6 +27,9 @@ export const IMPORTS: Readonly<Record<string, string>> = {
   clusternetworkpolicy: 'crd.antrea.io_clusternetworkpolicies.yaml',
   tier: 'crd.antrea.io_tiers.yaml',
   clusterproperty: 'about.k8s.io_clusterproperties.yaml',
+  application: 'argoproj.io_applications.yaml',
+  gitrepository: 'source.toolkit.fluxcd.io_gitrepositories.yaml',
+  kustomization: 'kustomize.toolkit.fluxcd.io_kustomizations.yaml',
 };
 
 function generate(into: string): void {
