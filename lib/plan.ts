@@ -10,6 +10,7 @@ import { cmp } from './diagnostics';
 import type {
   ClusterProps,
   ClusterSetProps,
+  DeliveryProps,
   EndpointIPType,
   ExportedServiceProps,
   GatewayProps,
@@ -19,10 +20,13 @@ import type {
 } from './model';
 import {
   DEFAULT_ANTREA_VERSION,
-  DEFAULT_DELIVERY_USERS,
+  DEFAULT_ARGOCD_NAMESPACE,
+  DEFAULT_FLUX_NAMESPACE,
   DEFAULT_LEADER_NAMESPACE,
   DEFAULT_MEMBER_NAMESPACE,
   DEFAULT_MEMBER_TOKEN_SECRET,
+  defaultKubeConfigSecretName,
+  deliveryUsers,
 } from './names';
 
 export interface PlannedCluster {
@@ -59,6 +63,37 @@ export interface PlannedPolicy extends PolicyProps {
   readonly members: readonly string[];
 }
 
+/** Argo CD delivery, defaults applied. */
+export interface PlannedArgoCd {
+  readonly namespace: string;
+  readonly project: string;
+  readonly destinationBy: 'server' | 'name';
+  readonly prune: boolean;
+  readonly selfHeal: boolean;
+}
+
+/** Flux delivery, defaults applied. */
+export interface PlannedFlux {
+  readonly namespace: string;
+  readonly interval: string;
+  readonly gitSecretName: string | undefined;
+  /** Per remote cluster ID (every cluster but the management cluster): its kubeconfig Secret. */
+  readonly kubeConfigSecrets: ReadonlyMap<string, string>;
+  readonly kubeConfigKey: string;
+  readonly prune: boolean;
+}
+
+/** Delivery of the bundles, defaults applied; a tool turned off is undefined. */
+export interface PlannedDelivery {
+  readonly repoURL: string;
+  readonly branch: string;
+  /** `out/` inside the repository, without leading `./` or trailing `/`. */
+  readonly path: string;
+  readonly managementCluster: string;
+  readonly argocd: PlannedArgoCd | undefined;
+  readonly flux: PlannedFlux | undefined;
+}
+
 export interface Plan {
   readonly clusterSetId: string;
   readonly leaderNamespace: string;
@@ -83,6 +118,8 @@ export interface Plan {
   readonly memberTokenSecretName: string;
   /** Sorted. */
   readonly deliveryUsers: readonly string[];
+  /** Argo CD and Flux delivery; undefined when the model has no `delivery`. */
+  readonly delivery: PlannedDelivery | undefined;
   /** Per member ID: services it exports (sorted). */
   readonly exportsByMember: ReadonlyMap<string, readonly PlannedService[]>;
   /** Per member ID: stretched policies that target it (sorted by name). */
@@ -131,6 +168,47 @@ function planService(s: ExportedServiceProps): PlannedService {
   };
 }
 
+/** `./out/` → `out`: the form both tools' paths are built from. */
+function normalisePath(p: string): string {
+  return p.replace(/^(\.\/)+/, '').replace(/\/+$/, '') || '.';
+}
+
+function planDelivery(d: DeliveryProps, clusters: readonly PlannedCluster[]): PlannedDelivery {
+  const { argocd, flux } = d;
+  const remote = clusters
+    .filter((c) => (c.isLeader || c.isMember) && c.id !== d.managementCluster)
+    .map((c) => c.id);
+  return {
+    repoURL: d.repoURL,
+    branch: d.branch ?? 'main',
+    path: normalisePath(d.path ?? 'out'),
+    managementCluster: d.managementCluster,
+    argocd:
+      argocd?.enabled === false
+        ? undefined
+        : {
+            namespace: argocd?.namespace ?? DEFAULT_ARGOCD_NAMESPACE,
+            project: argocd?.project ?? 'default',
+            destinationBy: argocd?.destinationBy ?? 'server',
+            prune: argocd?.prune ?? true,
+            selfHeal: argocd?.selfHeal ?? true,
+          },
+    flux:
+      flux?.enabled === false
+        ? undefined
+        : {
+            namespace: flux?.namespace ?? DEFAULT_FLUX_NAMESPACE,
+            interval: flux?.interval ?? '5m',
+            gitSecretName: flux?.gitSecretName,
+            kubeConfigSecrets: new Map(
+              remote.map((id) => [id, flux?.kubeConfigSecrets?.[id] ?? defaultKubeConfigSecretName(id)]),
+            ),
+            kubeConfigKey: flux?.kubeConfigKey ?? 'value',
+            prune: flux?.prune ?? true,
+          },
+  };
+}
+
 /** Builds the plan of a model that passed the checks. */
 export function plan(model: ClusterSetProps): Plan {
   const memberIds = new Set(model.members);
@@ -173,7 +251,16 @@ export function plan(model: ClusterSetProps): Plan {
     baselinePolicies,
     stretchedPolicies,
     memberTokenSecretName: model.secrets?.memberTokenSecretName ?? DEFAULT_MEMBER_TOKEN_SECRET,
-    deliveryUsers: [...new Set(model.admission?.deliveryUsers ?? DEFAULT_DELIVERY_USERS)].sort(cmp),
+    deliveryUsers: [
+      ...new Set(
+        model.admission?.deliveryUsers ??
+          deliveryUsers(
+            model.delivery?.argocd?.namespace ?? DEFAULT_ARGOCD_NAMESPACE,
+            model.delivery?.flux?.namespace ?? DEFAULT_FLUX_NAMESPACE,
+          ),
+      ),
+    ].sort(cmp),
+    delivery: model.delivery ? planDelivery(model.delivery, clusters) : undefined,
     exportsByMember,
     stretchedByMember,
   };
