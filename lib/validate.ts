@@ -7,6 +7,7 @@
 import type { ValidateFunction } from 'ajv';
 import type { Diagnostic } from './diagnostics';
 import type { Bundles, K8sObject } from './render';
+import type { DeliveryFolders } from './render/delivery';
 
 /** Built-in kinds we render, by apiVersion. */
 export const BUILTIN_KINDS: ReadonlySet<string> = new Set([
@@ -138,6 +139,15 @@ export function validateBundles(bundles: Bundles): Diagnostic[] {
         ),
       );
     }
+  }
+  return out;
+}
+
+/** Validates the delivery objects (Argo CD, Flux) against their CRDs; returns all problems. */
+export function validateDelivery(delivery: DeliveryFolders): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const [folder, objects] of delivery) {
+    for (const o of objects) out.push(...validateObject(o, `${folder}/${o.kind}.${o.metadata.name}`));
   }
   return out;
 }
