@@ -1122,7 +1122,8 @@ const deliveryRules: readonly Rule[] = [
         b.endsWith('.lock') ||
         b.includes('..') ||
         b.includes('@{') ||
-        /[\s~^:?*[\\\x00-\x1f\x7f]/.test(b);
+        /[\s~^:?*[\\]/.test(b) ||
+        [...b].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f);
       if (!bad) return;
       report(
         'delivery.branch',
