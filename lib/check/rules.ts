@@ -1238,6 +1238,8 @@ const deliveryRules: readonly Rule[] = [
       const management = str(x?.d.managementCluster);
       const leader = str(m.leader);
       if (!x || management === undefined || leader === undefined || management === leader) return;
+      // An undeclared management cluster is reported by delivery-management-cluster-unknown alone.
+      if (!clusterById(m).has(management)) return;
       if (!x.argocd && !x.flux) return;
       if (isObject(m.admission) && m.admission.deliveryUsers !== undefined) return;
       report(

@@ -550,6 +550,17 @@ test('GIVEN a remote leader WHEN admission.deliveryUsers names the remote identi
   assert.equal(checkModel(m), []);
 });
 
+test('fails with delivery-management-cluster-unknown only: GIVEN a misspelt management cluster WHEN checked THEN the remote-leader rule stays silent and the fix names the close ID', () => {
+  const m = baseModel();
+  withDelivery(m).managementCluster = 'hbu';
+  const ds = checkModel(m);
+  assert.equal(
+    ds.map((d) => d.rule),
+    ['delivery-management-cluster-unknown'],
+  );
+  assert.match(ds[0]?.fix ?? '', '"hub"');
+});
+
 test('fails with delivery-repo-url: GIVEN an scp-like URL WHEN checked THEN the fix spells it as an ssh:// URL', () => {
   const m = baseModel();
   withDelivery(m).repoURL = 'git@git.example.com:platform/gitops.git';
