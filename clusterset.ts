@@ -4,7 +4,7 @@
  * A leader (`hub`, on the management network) and four members on two networks: `east` and `west`
  * share the `dc1` network, `central` and `edge` sit on `dc2` behind gateways. Services are exported
  * from several members; every member gets the baseline policies; the stretched policies admit
- * callers from any cluster of the set.
+ * callers from any cluster of the set. Argo CD and Flux, in `hub`, deliver every bundle.
  */
 import type { ClusterSetProps } from './lib/model';
 
@@ -161,6 +161,14 @@ const clusterSet: ClusterSetProps = {
       egress: [{ name: 'ledger', action: 'Allow', toServices: [{ namespace: 'payments', name: 'ledger' }] }],
     },
   ],
+  // Argo CD and Flux run in the leader; out/ is committed to this repository. Bootstrap one of the
+  // two tools, not both (README.md, "Delivery with Argo CD / Flux").
+  delivery: {
+    repoURL: 'https://git.example.com/platform/gitops.git',
+    branch: 'main',
+    path: 'out',
+    managementCluster: 'hub',
+  },
 };
 
 export default clusterSet;

@@ -12,7 +12,9 @@ import type { Plan } from './plan';
 import { plan as makePlan } from './plan';
 import type { Bundles } from './render';
 import { render } from './render';
-import { validateBundles } from './validate';
+import type { DeliveryFolders } from './render/delivery';
+import { renderDelivery } from './render/delivery';
+import { validateBundles, validateDelivery } from './validate';
 
 export interface CompileResult {
   /** Empty when there are diagnostics. */
@@ -20,6 +22,8 @@ export interface CompileResult {
   readonly diagnostics: readonly Diagnostic[];
   readonly plan?: Plan;
   readonly bundles?: Bundles;
+  /** Argo CD and Flux objects per output folder; empty without `delivery` in the model. */
+  readonly delivery?: DeliveryFolders;
   readonly objectCounts: ReadonlyMap<string, number>;
   /** Milliseconds spent per stage. */
   readonly timings: Readonly<Record<string, number>>;
@@ -40,11 +44,30 @@ export function compile(input: unknown, onStage: (stage: string) => void = () =>
   if (modelDiagnostics.length > 0)
     return { files: EMPTY, diagnostics: modelDiagnostics, objectCounts: EMPTY, timings };
   const plan = time('plan', () => makePlan(input as ClusterSetProps));
-  const bundles = time('render', () => render(plan));
-  const outputDiagnostics = time('validate', () => validateBundles(bundles));
-  const emitted: Emitted = time('emit', () => emit(bundles));
+  const [bundles, delivery] = time('render', () => [render(plan), renderDelivery(plan)] as const);
+  const outputDiagnostics = time('validate', () => [
+    ...validateBundles(bundles),
+    ...validateDelivery(delivery),
+  ]);
+  const emitted: Emitted = time('emit', () => emit(bundles, delivery));
   const diagnostics = sortDiagnostics([...outputDiagnostics, ...emitted.diagnostics]);
   if (diagnostics.length > 0)
-    return { files: EMPTY, diagnostics, plan, bundles, objectCounts: emitted.objectCounts, timings };
-  return { files: emitted.files, diagnostics, plan, bundles, objectCounts: emitted.objectCounts, timings };
+    return {
+      files: EMPTY,
+      diagnostics,
+      plan,
+      bundles,
+      delivery,
+      objectCounts: emitted.objectCounts,
+      timings,
+    };
+  return {
+    files: emitted.files,
+    diagnostics,
+    plan,
+    bundles,
+    delivery,
+    objectCounts: emitted.objectCounts,
+    timings,
+  };
 }

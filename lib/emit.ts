@@ -9,12 +9,15 @@
  *   name; keys as cdk8s sorts them (apiVersion, kind, metadata first, the rest alphabetical, nested
  *   keys alphabetical); so the bytes do not depend on the order the model lists things in;
  * - `clusters/<cluster>/kustomization.yaml` lists the bundle's files in that order;
+ * - delivery objects (Argo CD, Flux) go outside the bundles, to `<folder>/<Kind>.<name>.yaml` with a
+ *   `<folder>/kustomization.yaml` each (folders `argocd`, `argocd/apps`, `flux`);
  * - `.clusterset-index` lists every emitted file, so that the writer prunes what the model no longer
  *   produces and never touches anything else.
  */
 import { cmp } from './diagnostics';
 import type { Diagnostic } from './diagnostics';
 import type { Bundles, K8sObject } from './render';
+import type { DeliveryFolders } from './render/delivery';
 import { dumpYaml } from './yaml';
 
 export const INDEX_FILE = '.clusterset-index';
@@ -65,7 +68,44 @@ function checkStringMap(
   }
 }
 
-export function emit(bundles: Bundles): Emitted {
+/**
+ * A folder of objects outside the cluster bundles (delivery objects): one object per file at
+ * `<folder>/<Kind>.<name>.yaml`, in the same total order, and a `kustomization.yaml` listing them.
+ */
+function emitFolder(
+  folder: string,
+  unordered: readonly K8sObject[],
+  files: Map<string, string>,
+  diagnostics: Diagnostic[],
+): void {
+  const resources: string[] = [];
+  const seen = new Map<string, K8sObject>();
+  for (const o of [...unordered].sort(compareObjects)) {
+    const rel = `${o.kind}.${o.metadata.name}.yaml`;
+    const where = `${folder}/${rel}`;
+    const prior = seen.get(rel);
+    if (prior) {
+      diagnostics.push({
+        rule: 'output-path-collision',
+        path: where,
+        message: `${prior.apiVersion} ${prior.kind} and ${o.apiVersion} ${o.kind} "${o.metadata.name}" would both be written to ${where}`,
+        fix: 'rename one of the two objects in the model',
+      });
+      continue;
+    }
+    seen.set(rel, o);
+    checkStringMap(o, 'labels', where, diagnostics);
+    checkStringMap(o, 'annotations', where, diagnostics);
+    files.set(where, dumpYaml(o));
+    resources.push(rel);
+  }
+  files.set(
+    `${folder}/kustomization.yaml`,
+    dumpYaml({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources }),
+  );
+}
+
+export function emit(bundles: Bundles, delivery: DeliveryFolders = new Map()): Emitted {
   const files = new Map<string, string>();
   const diagnostics: Diagnostic[] = [];
   const objectCounts = new Map<string, number>();
@@ -106,6 +146,9 @@ export function emit(bundles: Bundles): Emitted {
       `clusters/${clusterId}/kustomization.yaml`,
       dumpYaml({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources }),
     );
+  }
+  for (const folder of [...delivery.keys()].sort(cmp)) {
+    emitFolder(folder, delivery.get(folder) ?? [], files, diagnostics);
   }
   const index = [...files.keys()];
   files.set(

@@ -148,7 +148,7 @@ const clusterSet: ClusterSetProps = {
   ],
   delivery: {
     repoURL: ${ts(o.repoURL)},
-    targetRevision: ${ts(o.branch)},
+    branch: ${ts(o.branch)},
     // Argo CD and Flux run in the leader; the other clusters are registered with them.
     managementCluster: 'hub',
   },
@@ -221,14 +221,15 @@ Every pull request gets a comment with the per-cluster effect of the change (${W
 
 ## Delivery
 
-Argo CD (running in the management cluster named in \`delivery\`): apply the root Application once;
-it creates one Application per cluster from \`out/argocd/\`:
+Argo CD and Flux run in the management cluster named in \`delivery\`. Bootstrap one of them, once:
 
 \`\`\`sh
-kubectl apply -k out/argocd/root
+kubectl apply -k out/argocd   # the root Application; it creates one Application per cluster
+kubectl apply -k out/flux     # or: the GitRepository and one Kustomization per cluster
 \`\`\`
 
-Flux: \`kubectl apply -k out/flux\`.
+Flux reaches the other clusters through kubeconfig Secrets named \`<cluster>-kubeconfig\` in
+\`flux-system\`; create them by hand, they never go into git.
 
 Members read the leader through a token the leader creates; \`npx clusterset token MEMBER\` copies it
 from the leader to the member without printing it.

@@ -79,6 +79,13 @@ export interface ClusterSetProps {
 
   /** Admission settings of the leader. */
   readonly admission?: AdmissionProps;
+
+  /**
+   * How the bundles reach the clusters: the git repository that holds `out/`, and the Argo CD
+   * Applications and Flux Kustomizations that deliver each cluster's bundle from it.
+   * @default - no delivery objects: `out/argocd/` and `out/flux/` are not rendered
+   */
+  readonly delivery?: DeliveryProps;
 }
 
 /** One Kubernetes cluster. */
@@ -400,7 +407,118 @@ export interface AdmissionProps {
   /**
    * Users allowed to change compiled ResourceImports: the GitOps tool that applies the leader
    * bundle. Members of the `system:masters` group always are.
-   * @default ['system:serviceaccount:argocd:argocd-application-controller', 'system:serviceaccount:flux-system:kustomize-controller']
+   * @default ['system:serviceaccount:argocd:argocd-application-controller', 'system:serviceaccount:flux-system:kustomize-controller'] - with the namespaces of `delivery.argocd` and `delivery.flux` when set
    */
   readonly deliveryUsers?: readonly string[];
+}
+
+/**
+ * Delivery of the bundles by Argo CD and Flux, both running in one management cluster and reading
+ * the git repository that holds the compiled `out/`.
+ */
+export interface DeliveryProps {
+  /**
+   * URL of the git repository that holds the compiled output, as Argo CD and Flux clone it:
+   * `https://`, `http://` or `ssh://` (Flux's GitRepository accepts nothing else; write an scp-like
+   * `git@host:path` as `ssh://git@host/path`).
+   * @example 'https://git.example.com/platform/gitops.git'
+   */
+  readonly repoURL: string;
+
+  /**
+   * The branch to deliver: Argo CD's `targetRevision` and Flux's `ref.branch`.
+   * @default 'main'
+   */
+  readonly branch?: string;
+
+  /**
+   * Where the compiled output (`synth --out`) sits in the repository, relative to its root.
+   * Each cluster's bundle is then `<path>/clusters/<cluster>`.
+   * @default 'out'
+   */
+  readonly path?: string;
+
+  /**
+   * ID of the cluster Argo CD and Flux run in (often the leader). Its bundle is delivered
+   * in-cluster (`https://kubernetes.default.svc`, no kubeconfig); every other cluster is reached
+   * remotely. When the leader is remote, Argo CD and Flux write to it as the identity they were
+   * given for it, which `admission.deliveryUsers` must then name.
+   */
+  readonly managementCluster: string;
+
+  /** Argo CD settings. @default - Argo CD Applications are rendered with the defaults below */
+  readonly argocd?: ArgoCdDeliveryProps;
+
+  /** Flux settings. @default - Flux objects are rendered with the defaults below */
+  readonly flux?: FluxDeliveryProps;
+}
+
+/** Argo CD delivery: a root Application (app-of-apps) and one Application per cluster. */
+export interface ArgoCdDeliveryProps {
+  /** `false` renders no Argo CD objects. @default true */
+  readonly enabled?: boolean;
+
+  /** Namespace Argo CD runs in; the Applications live there. @default 'argocd' */
+  readonly namespace?: string;
+
+  /** The Argo CD AppProject of every Application. @default 'default' */
+  readonly project?: string;
+
+  /**
+   * How an Application names its remote cluster: `server`, by the cluster's `apiServer` URL, or
+   * `name`, by the cluster ID, which must then be the name the cluster is registered under in
+   * Argo CD (`argocd cluster add CONTEXT --name <id>`). The management cluster is always
+   * `https://kubernetes.default.svc`.
+   * @default 'server'
+   */
+  readonly destinationBy?: 'server' | 'name';
+
+  /**
+   * Automated sync deletes objects the model no longer renders. Namespaces that hold
+   * applications are annotated `Prune=false` whatever this says.
+   * @default true
+   */
+  readonly prune?: boolean;
+
+  /** Automated sync reverts changes made in a cluster by hand. @default true */
+  readonly selfHeal?: boolean;
+}
+
+/** Flux delivery: a GitRepository and one Kustomization per cluster. */
+export interface FluxDeliveryProps {
+  /** `false` renders no Flux objects. @default true */
+  readonly enabled?: boolean;
+
+  /** Namespace Flux runs in; the GitRepository and Kustomizations live there. @default 'flux-system' */
+  readonly namespace?: string;
+
+  /**
+   * How often Flux fetches the repository and reconciles each Kustomization, as a Go duration.
+   * @default '5m'
+   */
+  readonly interval?: string;
+
+  /**
+   * Name of the Secret in the Flux namespace holding the git credentials, when the repository is
+   * private. Only the reference is rendered.
+   * @default - none: the repository is read anonymously
+   */
+  readonly gitSecretName?: string;
+
+  /**
+   * Per remote cluster ID, the name of the Secret in the Flux namespace holding a kubeconfig for
+   * that cluster (created by hand or by a secret manager; never rendered).
+   * @default - `<cluster>-kubeconfig` for every cluster but the management cluster
+   */
+  readonly kubeConfigSecrets?: Readonly<Record<string, string>>;
+
+  /** Key of the kubeconfig in those Secrets. @default 'value' - Flux's own default key */
+  readonly kubeConfigKey?: string;
+
+  /**
+   * Delete objects the model no longer renders. Namespaces that hold applications are annotated
+   * `kustomize.toolkit.fluxcd.io/prune: disabled` whatever this says.
+   * @default true
+   */
+  readonly prune?: boolean;
 }

@@ -11,11 +11,38 @@ export const DEFAULT_MEMBER_NAMESPACE = 'kube-system';
 export const DEFAULT_ANTREA_VERSION = '2.7.0';
 /** Default name of the token Secret in each member. */
 export const DEFAULT_MEMBER_TOKEN_SECRET = 'antrea-mc-leader-token';
+/** Namespace Argo CD runs in when the model names none (Argo CD's install manifests use it). */
+export const DEFAULT_ARGOCD_NAMESPACE = 'argocd';
+/** Namespace Flux runs in when the model names none (`flux install` uses it). */
+export const DEFAULT_FLUX_NAMESPACE = 'flux-system';
+
+/** The Argo CD and Flux controllers, as the API server names them in their own cluster. */
+export function deliveryUsers(argocdNamespace: string, fluxNamespace: string): string[] {
+  return [
+    `system:serviceaccount:${argocdNamespace}:argocd-application-controller`,
+    `system:serviceaccount:${fluxNamespace}:kustomize-controller`,
+  ];
+}
+
 /** Users allowed to write compiled ResourceImports when the model names none. */
-export const DEFAULT_DELIVERY_USERS: readonly string[] = [
-  'system:serviceaccount:argocd:argocd-application-controller',
-  'system:serviceaccount:flux-system:kustomize-controller',
-];
+export const DEFAULT_DELIVERY_USERS: readonly string[] = deliveryUsers(
+  DEFAULT_ARGOCD_NAMESPACE,
+  DEFAULT_FLUX_NAMESPACE,
+);
+
+/**
+ * Name of the Argo CD Application and Flux Kustomization that deliver one cluster's bundle:
+ * `<clusterSetId>-<clusterId>`, so that several ClusterSets can share one Argo CD or Flux. Both
+ * tools copy it into a label on every object they apply, so it is at most 63 characters.
+ */
+export function deliveryObjectName(clusterSetId: string, clusterId: string): string {
+  return `${clusterSetId}-${clusterId}`;
+}
+
+/** Default name of the Secret holding a remote cluster's kubeconfig for Flux. */
+export function defaultKubeConfigSecretName(clusterId: string): string {
+  return `${clusterId}-kubeconfig`;
+}
 
 /** Antrea's built-in Tiers (pkg/controller/networkpolicy/tier.go). */
 export const BUILTIN_TIERS: readonly string[] = [

@@ -10,6 +10,7 @@ import { cmp } from './diagnostics';
 import type {
   ClusterProps,
   ClusterSetProps,
+  DeliveryProps,
   EndpointIPType,
   ExternalSecretsProps,
   ExportedServiceProps,
@@ -21,12 +22,15 @@ import type {
 import {
   DEFAULT_ANTREA_VERSION,
   CLUSTER_PLACEHOLDER,
-  DEFAULT_DELIVERY_USERS,
+  DEFAULT_ARGOCD_NAMESPACE,
   DEFAULT_EXTERNAL_SECRETS_REFRESH,
   DEFAULT_EXTERNAL_SECRETS_STORE,
+  DEFAULT_FLUX_NAMESPACE,
   DEFAULT_LEADER_NAMESPACE,
   DEFAULT_MEMBER_NAMESPACE,
   DEFAULT_MEMBER_TOKEN_SECRET,
+  defaultKubeConfigSecretName,
+  deliveryUsers,
 } from './names';
 
 export interface PlannedCluster {
@@ -76,6 +80,37 @@ export interface PlannedExternalSecrets {
   readonly leaderUsername: string;
 }
 
+/** Argo CD delivery, defaults applied. */
+export interface PlannedArgoCd {
+  readonly namespace: string;
+  readonly project: string;
+  readonly destinationBy: 'server' | 'name';
+  readonly prune: boolean;
+  readonly selfHeal: boolean;
+}
+
+/** Flux delivery, defaults applied. */
+export interface PlannedFlux {
+  readonly namespace: string;
+  readonly interval: string;
+  readonly gitSecretName: string | undefined;
+  /** Per remote cluster ID (every cluster but the management cluster): its kubeconfig Secret. */
+  readonly kubeConfigSecrets: ReadonlyMap<string, string>;
+  readonly kubeConfigKey: string;
+  readonly prune: boolean;
+}
+
+/** Delivery of the bundles, defaults applied; a tool turned off is undefined. */
+export interface PlannedDelivery {
+  readonly repoURL: string;
+  readonly branch: string;
+  /** `out/` inside the repository, without leading `./` or trailing `/`. */
+  readonly path: string;
+  readonly managementCluster: string;
+  readonly argocd: PlannedArgoCd | undefined;
+  readonly flux: PlannedFlux | undefined;
+}
+
 export interface Plan {
   readonly clusterSetId: string;
   readonly leaderNamespace: string;
@@ -102,6 +137,8 @@ export interface Plan {
   readonly externalSecrets?: PlannedExternalSecrets;
   /** Sorted. */
   readonly deliveryUsers: readonly string[];
+  /** Argo CD and Flux delivery; undefined when the model has no `delivery`. */
+  readonly delivery: PlannedDelivery | undefined;
   /** Per member ID: services it exports (sorted). */
   readonly exportsByMember: ReadonlyMap<string, readonly PlannedService[]>;
   /** Per member ID: stretched policies that target it (sorted by name). */
@@ -181,6 +218,47 @@ export function storeUsername(p: Plan, member: PlannedCluster): string {
   return x.leaderUsername.split(CLUSTER_PLACEHOLDER).join(member.id);
 }
 
+/** `./out/` → `out`: the form both tools' paths are built from. */
+function normalisePath(p: string): string {
+  return p.replace(/^(\.\/)+/, '').replace(/\/+$/, '') || '.';
+}
+
+function planDelivery(d: DeliveryProps, clusters: readonly PlannedCluster[]): PlannedDelivery {
+  const { argocd, flux } = d;
+  const remote = clusters
+    .filter((c) => (c.isLeader || c.isMember) && c.id !== d.managementCluster)
+    .map((c) => c.id);
+  return {
+    repoURL: d.repoURL,
+    branch: d.branch ?? 'main',
+    path: normalisePath(d.path ?? 'out'),
+    managementCluster: d.managementCluster,
+    argocd:
+      argocd?.enabled === false
+        ? undefined
+        : {
+            namespace: argocd?.namespace ?? DEFAULT_ARGOCD_NAMESPACE,
+            project: argocd?.project ?? 'default',
+            destinationBy: argocd?.destinationBy ?? 'server',
+            prune: argocd?.prune ?? true,
+            selfHeal: argocd?.selfHeal ?? true,
+          },
+    flux:
+      flux?.enabled === false
+        ? undefined
+        : {
+            namespace: flux?.namespace ?? DEFAULT_FLUX_NAMESPACE,
+            interval: flux?.interval ?? '5m',
+            gitSecretName: flux?.gitSecretName,
+            kubeConfigSecrets: new Map(
+              remote.map((id) => [id, flux?.kubeConfigSecrets?.[id] ?? defaultKubeConfigSecretName(id)]),
+            ),
+            kubeConfigKey: flux?.kubeConfigKey ?? 'value',
+            prune: flux?.prune ?? true,
+          },
+  };
+}
+
 /** Builds the plan of a model that passed the checks. */
 export function plan(model: ClusterSetProps): Plan {
   const memberIds = new Set(model.members);
@@ -226,7 +304,16 @@ export function plan(model: ClusterSetProps): Plan {
     ...(model.secrets?.externalSecrets
       ? { externalSecrets: planExternalSecrets(model.secrets.externalSecrets) }
       : {}),
-    deliveryUsers: [...new Set(model.admission?.deliveryUsers ?? DEFAULT_DELIVERY_USERS)].sort(cmp),
+    deliveryUsers: [
+      ...new Set(
+        model.admission?.deliveryUsers ??
+          deliveryUsers(
+            model.delivery?.argocd?.namespace ?? DEFAULT_ARGOCD_NAMESPACE,
+            model.delivery?.flux?.namespace ?? DEFAULT_FLUX_NAMESPACE,
+          ),
+      ),
+    ].sort(cmp),
+    delivery: model.delivery ? planDelivery(model.delivery, clusters) : undefined,
     exportsByMember,
     stretchedByMember,
   };

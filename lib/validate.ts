@@ -7,6 +7,7 @@
 import type { ValidateFunction } from 'ajv';
 import type { Diagnostic } from './diagnostics';
 import type { Bundles, K8sObject } from './render';
+import type { DeliveryFolders } from './render/delivery';
 
 /** Built-in kinds we render, by apiVersion. */
 export const BUILTIN_KINDS: ReadonlySet<string> = new Set([
@@ -60,9 +61,26 @@ function withRootFields(s: Schema): Schema {
   };
 }
 
-/** The schema an object of a CRD version must match: closed, with the root fields the API server adds. */
+/**
+ * Root fields that controllers and the API server write, never a manifest in git: `status`, and
+ * Argo CD's `operation` (a sync request made by its CLI or UI). Leaving them out of the validators
+ * refuses them in rendered output, and keeps generated/validators.js small: the Application CRD's
+ * status and operation schemas are most of its 400 kB.
+ */
+export const RUNTIME_ROOT_FIELDS: readonly string[] = ['status', 'operation'];
+
+function withoutRuntimeFields(s: Schema): Schema {
+  const properties = { ...((s.properties ?? {}) as Record<string, Schema>) };
+  for (const f of RUNTIME_ROOT_FIELDS) delete properties[f];
+  return { ...s, properties };
+}
+
+/**
+ * The schema an object of a CRD version must match: closed, with the root fields the API server
+ * adds, without the fields only controllers write.
+ */
 export function crdObjectSchema(openAPIV3Schema: Schema): Schema {
-  return closeSchema(withRootFields(openAPIV3Schema));
+  return closeSchema(withRootFields(withoutRuntimeFields(openAPIV3Schema)));
 }
 
 /** Export name of a CRD version's validator in generated/validators.js. */
@@ -121,6 +139,15 @@ export function validateBundles(bundles: Bundles): Diagnostic[] {
         ),
       );
     }
+  }
+  return out;
+}
+
+/** Validates the delivery objects (Argo CD, Flux) against their CRDs; returns all problems. */
+export function validateDelivery(delivery: DeliveryFolders): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const [folder, objects] of delivery) {
+    for (const o of objects) out.push(...validateObject(o, `${folder}/${o.kind}.${o.metadata.name}`));
   }
   return out;
 }

@@ -71,6 +71,49 @@ test('fails with output-metadata-strings GIVEN a non-string annotation value', (
   );
 });
 
+test('GIVEN delivery folders WHEN emitted THEN their objects land outside the bundles, each folder with a kustomization.yaml, all indexed', () => {
+  const app = (name: string) => obj('argoproj.io/v1alpha1', 'Application', name, 'argocd');
+  const { files, diagnostics } = emit(
+    new Map([['east', [obj('v1', 'Namespace', 'shop')]]]),
+    new Map([
+      ['flux', [obj('kustomize.toolkit.fluxcd.io/v1', 'Kustomization', 's', 'flux-system')]],
+      ['argocd/apps', [app('s-west'), app('s-east')]],
+      ['argocd', [app('s')]],
+    ]),
+  );
+  assert.equal(diagnostics, []);
+  assert.equal(
+    [...files.keys()],
+    [
+      'clusters/east/_cluster/Namespace.shop.yaml',
+      'clusters/east/kustomization.yaml',
+      'argocd/Application.s.yaml',
+      'argocd/kustomization.yaml',
+      'argocd/apps/Application.s-east.yaml',
+      'argocd/apps/Application.s-west.yaml',
+      'argocd/apps/kustomization.yaml',
+      'flux/Kustomization.s.yaml',
+      'flux/kustomization.yaml',
+      INDEX_FILE,
+    ],
+  );
+  const k = loadYaml(files.get('argocd/apps/kustomization.yaml') ?? '') as { resources: string[] };
+  assert.equal(k.resources, ['Application.s-east.yaml', 'Application.s-west.yaml']);
+  const root = loadYaml(files.get('argocd/kustomization.yaml') ?? '') as { resources: string[] };
+  assert.equal(root.resources, ['Application.s.yaml'], 'the root folder lists only its own files');
+  for (const f of files.keys())
+    if (f !== INDEX_FILE) assert.ok((files.get(INDEX_FILE) ?? '').includes(`${f}\n`), f);
+});
+
+test('fails with output-path-collision GIVEN two delivery objects of one kind and name in one folder', () => {
+  const o = obj('argoproj.io/v1alpha1', 'Application', 'a', 'argocd');
+  const { diagnostics } = emit(new Map(), new Map([['argocd/apps', [o, { ...o }]]]));
+  assert.equal(
+    diagnostics.map((d) => `${d.rule} ${d.path}`),
+    ['output-path-collision argocd/apps/Application.a.yaml'],
+  );
+});
+
 test('GIVEN objects in any order WHEN compared THEN the order is total and stable', () => {
   const xs = [
     obj('v1', 'Secret', 'a', 'z'),

@@ -92,4 +92,29 @@ for (const name of names) {
   );
 }
 
+for (const name of names) {
+  const expected = path.join(CASES_DIR, name, 'expected');
+  const folders = ['argocd', 'argocd/apps', 'flux'].filter((f) => fs.existsSync(path.join(expected, f)));
+  if (folders.length === 0) continue;
+  (hasKubectl ? test : test.skip)(
+    `GIVEN case ${name} THEN kubectl kustomize builds each delivery folder into exactly the objects of its own files`,
+    () => {
+      for (const f of folders) {
+        const dir = path.join(expected, f);
+        const own = fs.readdirSync(dir).filter((x) => x.endsWith('.yaml') && x !== 'kustomization.yaml');
+        const out = execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8', maxBuffer: 64 << 20 });
+        const docs = yaml.loadAll(out).filter((d) => d !== null && d !== undefined) as {
+          kind: string;
+          metadata: { name: string };
+        }[];
+        assert.equal(
+          docs.map((d) => `${d.kind}.${d.metadata.name}.yaml`).sort(),
+          own.sort(),
+          `${f}: kubectl kustomize yields one object per file, and no other`,
+        );
+      }
+    },
+  );
+}
+
 test.run();

@@ -9,6 +9,7 @@
  * to the schema check (the rules only judge strings that are strings, numbers that are numbers).
  */
 import type { Diagnostic } from '../diagnostics';
+import { cmp } from '../diagnostics';
 import type { ClusterProps, ClusterSetProps, ExternalSecretsProps, StretchedPolicyProps } from '../model';
 import {
   BUILTIN_TIERS,
@@ -19,6 +20,7 @@ import {
   DNS1035_LABEL,
   DNS1123_LABEL,
   DNS1123_SUBDOMAIN,
+  deliveryObjectName,
   isDashPrefixPair,
   serviceImportName,
 } from '../names';
@@ -1197,6 +1199,243 @@ const secretRules: readonly Rule[] = [
   ),
 ];
 
+// ---- delivery (Argo CD and Flux) ----
+
+/** `delivery`, `delivery.argocd` and `delivery.flux` when they are objects. */
+function deliveryOf(m: ClusterSetProps):
+  | {
+      d: Record<string, unknown>;
+      argocd: Record<string, unknown> | undefined;
+      flux: Record<string, unknown> | undefined;
+    }
+  | undefined {
+  const d: unknown = m.delivery;
+  if (!isObject(d)) return undefined;
+  return {
+    d,
+    argocd: isObject(d.argocd) ? (d.argocd.enabled !== false ? d.argocd : undefined) : {},
+    flux: isObject(d.flux) ? (d.flux.enabled !== false ? d.flux : undefined) : {},
+  };
+}
+
+/** IDs of the clusters that get a bundle (the leader and the members), as listed. */
+function deliveredIds(m: ClusterSetProps): string[] {
+  const ids = memberIds(m);
+  const leader = str(m.leader);
+  if (leader !== undefined) ids.add(leader);
+  return [...clusterById(m).keys()].filter((id) => ids.has(id));
+}
+
+/** Flux's and Argo CD's duration format (the GitRepository CRD's pattern for `interval`). */
+const FLUX_DURATION = /^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$/;
+
+function isRepoUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return ['https:', 'http:', 'ssh:'].includes(u.protocol) && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+const deliveryRules: readonly Rule[] = [
+  rule(
+    'delivery-management-cluster-unknown',
+    'The delivery management cluster is a declared cluster.',
+    'Argo CD and Flux deliver the management cluster in-cluster and every other one remotely; an unknown ID ' +
+      'would deliver every bundle through a kubeconfig or cluster registration that does not exist.',
+    (m, report) => {
+      const d = deliveryOf(m)?.d;
+      const id = str(d?.managementCluster);
+      if (id === undefined) return;
+      const ids = clusterById(m);
+      if (ids.has(id)) return;
+      report(
+        'delivery.managementCluster',
+        `management cluster ${quote(id)} is not a declared cluster`,
+        orClosest(id, ids.keys(), 'name the cluster Argo CD and Flux run in, declared in clusters'),
+      );
+    },
+  ),
+  rule(
+    'delivery-repo-url',
+    'The delivery repository URL is an https, http or ssh URL with a host.',
+    "Flux's GitRepository refuses any other URL (scp-like `git@host:path` included), so nothing would be " +
+      'delivered at all.',
+    (m, report) => {
+      const url = str(deliveryOf(m)?.d.repoURL);
+      if (url === undefined || isRepoUrl(url)) return;
+      const scp = /^([^@/:]+@)?([^/:]+):(.+)$/.exec(url);
+      report(
+        'delivery.repoURL',
+        `repository ${quote(url)} is not an https, http or ssh URL`,
+        scp
+          ? `write it as ${quote(`ssh://${scp[1] ?? ''}${scp[2]}/${scp[3]}`)}`
+          : `write it as a URL, e.g. ${quote('https://git.example.com/platform/gitops.git')}`,
+      );
+    },
+  ),
+  rule(
+    'delivery-path-format',
+    'The delivery path is a relative path inside the repository, without "..".',
+    'Argo CD refuses source paths that leave the repository, and Flux resolves them against the repository ' +
+      'root: the bundles would not be found.',
+    (m, report) => {
+      const p = str(deliveryOf(m)?.d.path);
+      if (p === undefined) return;
+      const segments = p.split('/');
+      if (p !== '' && !p.startsWith('/') && !segments.includes('..') && !/[\s\\]/.test(p)) return;
+      report(
+        'delivery.path',
+        `path ${quote(p)} is not a relative path inside the repository`,
+        `give the folder of the compiled output relative to the repository root, e.g. ${quote('out')}`,
+      );
+    },
+  ),
+  rule(
+    'delivery-branch-format',
+    'The delivery branch is a valid git branch name.',
+    'Argo CD and Flux fail to resolve a branch git cannot name, and deliver nothing.',
+    (m, report) => {
+      const b = str(deliveryOf(m)?.d.branch);
+      if (b === undefined) return;
+      const bad =
+        b === '' ||
+        b.startsWith('-') ||
+        b.startsWith('/') ||
+        b.endsWith('/') ||
+        b.endsWith('.lock') ||
+        b.includes('..') ||
+        b.includes('@{') ||
+        /[\s~^:?*[\\]/.test(b) ||
+        [...b].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f);
+      if (!bad) return;
+      report(
+        'delivery.branch',
+        `branch ${quote(b)} is not a valid git branch name`,
+        `name a branch, e.g. ${quote('main')}`,
+      );
+    },
+  ),
+  rule(
+    'delivery-name-format',
+    'Delivery namespaces, project and Secret names are valid Kubernetes names.',
+    'The API server refuses Applications, Kustomizations and GitRepositories in an invalid namespace or with an ' +
+      'invalid reference, and Argo CD refuses an Application whose project cannot exist.',
+    (m, report) => {
+      const x = deliveryOf(m);
+      if (!x) return;
+      const label = (path: string, v: unknown, what: string) =>
+        checkName(report, path, v, what, 63, DNS1123_LABEL, LABEL_WORDS);
+      const subdomain = (path: string, v: unknown, what: string) =>
+        checkName(report, path, v, what, 253, DNS1123_SUBDOMAIN, `${LABEL_WORDS}, and '.'`);
+      label('delivery.argocd.namespace', x.argocd?.namespace, 'Argo CD namespace');
+      subdomain('delivery.argocd.project', x.argocd?.project, 'Argo CD project');
+      label('delivery.flux.namespace', x.flux?.namespace, 'Flux namespace');
+      subdomain('delivery.flux.gitSecretName', x.flux?.gitSecretName, 'git Secret name');
+      const secrets = x.flux?.kubeConfigSecrets;
+      if (isObject(secrets)) {
+        for (const [id, name] of Object.entries(secrets))
+          subdomain(`delivery.flux.kubeConfigSecrets.${id}`, name, 'kubeconfig Secret name');
+      }
+      const key = str(x.flux?.kubeConfigKey);
+      if (key !== undefined && (key.length > 253 || !DATA_KEY.test(key))) {
+        report(
+          'delivery.flux.kubeConfigKey',
+          `kubeconfig key ${quote(key)} is not a valid Secret key (letters, digits, '-', '_' and '.', at most 253)`,
+          `use Flux's default key ${quote('value')}, or the key your Secrets hold`,
+        );
+      }
+    },
+  ),
+  rule(
+    'delivery-kubeconfig-cluster',
+    'Flux kubeconfig Secrets are named only for delivered clusters other than the management cluster.',
+    'Flux reaches the management cluster in-cluster and never reads a kubeconfig for it; a Secret named for a ' +
+      'cluster that gets no bundle, or a misspelt ID, leaves the intended cluster on the default Secret name.',
+    (m, report) => {
+      const x = deliveryOf(m);
+      const secrets = x?.flux?.kubeConfigSecrets;
+      if (!x || !isObject(secrets)) return;
+      const delivered = deliveredIds(m);
+      const management = str(x.d.managementCluster);
+      for (const id of Object.keys(secrets).sort(cmp)) {
+        const path = `delivery.flux.kubeConfigSecrets.${id}`;
+        if (id === management) {
+          report(
+            path,
+            `cluster ${quote(id)} is the management cluster, which Flux reaches without a kubeconfig`,
+            'remove the entry',
+          );
+        } else if (!delivered.includes(id)) {
+          report(
+            path,
+            `${quote(id)} is not a cluster that gets a bundle (the leader or a member)`,
+            orClosest(id, delivered, 'remove the entry or name a delivered cluster'),
+          );
+        }
+      }
+    },
+  ),
+  rule(
+    'delivery-interval-format',
+    'The Flux interval is a Go duration such as "5m" or "1h30m".',
+    "Flux's CRDs refuse any other interval: the GitRepository and every Kustomization would be rejected.",
+    (m, report) => {
+      const interval = deliveryOf(m)?.flux?.interval;
+      const i = str(interval);
+      if (i === undefined || FLUX_DURATION.test(i)) return;
+      report(
+        'delivery.flux.interval',
+        `interval ${quote(i)} is not a duration made of numbers with the units ms, s, m or h`,
+        `write it as e.g. ${quote('5m')} or ${quote('1h30m')}`,
+      );
+    },
+  ),
+  rule(
+    'delivery-object-name-length',
+    'Each delivered cluster\'s Application and Kustomization name, "<clusterSetId>-<cluster>", is at most 63 characters.',
+    'Flux labels every object it applies with kustomize.toolkit.fluxcd.io/name and Argo CD (label tracking) with ' +
+      'app.kubernetes.io/instance, set to that name; a label value over 63 characters makes every apply fail.',
+    (m, report) => {
+      const set = str(m.clusterSetId);
+      if (!deliveryOf(m) || set === undefined) return;
+      for (const c of clustersOf(m)) {
+        if (!deliveredIds(m).includes(c.value.id)) continue;
+        const name = deliveryObjectName(set, c.value.id);
+        if (name.length <= 63) continue;
+        report(
+          `${c.path}.id`,
+          `the delivery name ${quote(name)} of ${clusterName(c)} is ${name.length} characters long, more than 63`,
+          'shorten the ClusterSet ID or the cluster ID',
+        );
+      }
+    },
+  ),
+  rule(
+    'delivery-remote-leader-users',
+    'When the leader is not the management cluster, admission.deliveryUsers names the identity Argo CD or Flux uses there.',
+    "The leader's compiled-imports admission policy admits only the delivery users, by default the in-cluster " +
+      'controllers of the management cluster; a remote leader sees another identity, and every compiled ' +
+      'ResourceImport would be refused.',
+    (m, report) => {
+      const x = deliveryOf(m);
+      const management = str(x?.d.managementCluster);
+      const leader = str(m.leader);
+      if (!x || management === undefined || leader === undefined || management === leader) return;
+      // An undeclared management cluster is reported by delivery-management-cluster-unknown alone.
+      if (!clusterById(m).has(management)) return;
+      if (!x.argocd && !x.flux) return;
+      if (isObject(m.admission) && m.admission.deliveryUsers !== undefined) return;
+      report(
+        'admission.deliveryUsers',
+        `the leader ${quote(leader)} is delivered remotely from ${quote(management)}, but admission.deliveryUsers is not set`,
+        `list the users Argo CD and Flux write to ${quote(leader)} as, e.g. ${quote('system:serviceaccount:kube-system:argocd-manager')} (what \`argocd cluster add\` creates) and the user of the Flux kubeconfig Secret`,
+      );
+    },
+  ),
+];
+
 /** Every rule, in a stable order. IDs are stable: tests and users refer to them. */
 export const RULES: readonly Rule[] = [
   ...identityRules,
@@ -1205,5 +1444,6 @@ export const RULES: readonly Rule[] = [
   ...policyRules,
   ...networkRules,
   ...clusterRules,
+  ...deliveryRules,
   ...secretRules,
 ];

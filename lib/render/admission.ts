@@ -18,7 +18,10 @@ import { k8s } from 'cdk8s-plus-33';
 import { announceName } from '../names';
 import type { Plan } from '../plan';
 import { memberUsername } from './member-access';
-import { constructId, meta } from './util';
+import { SYNC_WAVE, WAVE_GUARDS, constructId, meta } from './util';
+
+/** Policies and bindings go in before the RoleBindings that let members write (util.ts). */
+const GUARD_WAVE = { annotations: { [SYNC_WAVE]: WAVE_GUARDS } };
 
 const MC = 'multicluster.crd.antrea.io';
 
@@ -52,7 +55,7 @@ function binding(scope: Construct, policyName: string): void {
   new k8s.KubeValidatingAdmissionPolicyBinding(
     scope,
     constructId('ValidatingAdmissionPolicyBinding', undefined, policyName),
-    { metadata: meta(policyName), spec: { policyName, validationActions: ['Deny'] } },
+    { metadata: meta(policyName, undefined, GUARD_WAVE), spec: { policyName, validationActions: ['Deny'] } },
   );
 }
 
@@ -66,7 +69,7 @@ export function renderMemberWritesPolicy(scope: Construct, plan: Plan): void {
   const isAnnounce = "request.resource.resource == 'memberclusterannounces'";
   const isExport = "request.resource.resource == 'resourceexports'";
   new k8s.KubeValidatingAdmissionPolicy(scope, constructId('ValidatingAdmissionPolicy', undefined, name), {
-    metadata: meta(name),
+    metadata: meta(name, undefined, GUARD_WAVE),
     spec: {
       failurePolicy: 'Fail',
       matchConstraints: inLeaderNamespace(plan, ['memberclusterannounces', 'resourceexports']),
@@ -120,7 +123,7 @@ export function renderCompiledImportsPolicy(scope: Construct, plan: Plan): void 
   const name = compiledImportsPolicyName(plan);
   const obj = "(request.operation == 'DELETE' ? oldObject : object)";
   new k8s.KubeValidatingAdmissionPolicy(scope, constructId('ValidatingAdmissionPolicy', undefined, name), {
-    metadata: meta(name),
+    metadata: meta(name, undefined, GUARD_WAVE),
     spec: {
       failurePolicy: 'Fail',
       matchConstraints: inLeaderNamespace(plan, ['resourceimports']),

@@ -10,6 +10,12 @@ import type { Plan } from '../plan';
 import { constructId, meta } from './util';
 
 export const RECONCILER_NAME = 'clusterset-reconciler';
+/**
+ * The field manager the reconciler writes with. Argo CD's Applications ignore the fields it owns in
+ * ResourceImports (`managedFieldsManagers`), so its writes never show as drift: it must use this
+ * name.
+ */
+export const RECONCILER_FIELD_MANAGER = RECONCILER_NAME;
 export const RECONCILER_CONFIG_NAME = 'clusterset-reconciler-config';
 export const RECONCILER_CONFIG_KEY = 'config.json';
 const MC = 'multicluster.crd.antrea.io';

@@ -494,7 +494,104 @@ const CASES: Record<string, readonly Case[]> = {
       path: 'secrets.externalSecrets.refreshInterval',
     },
   ],
+  'delivery-management-cluster-unknown': [
+    {
+      when: 'the management cluster is misspelt',
+      mutate: (m) => void (withDelivery(m).managementCluster = 'hbu'),
+      path: 'delivery.managementCluster',
+    },
+  ],
+  'delivery-repo-url': [
+    {
+      when: 'the repository is an scp-like git@host:path',
+      mutate: (m) => void (withDelivery(m).repoURL = 'git@git.example.com:platform/gitops.git'),
+      path: 'delivery.repoURL',
+    },
+    {
+      when: 'the repository URL uses the git:// protocol',
+      mutate: (m) => void (withDelivery(m).repoURL = 'git://git.example.com/gitops.git'),
+      path: 'delivery.repoURL',
+    },
+  ],
+  'delivery-path-format': [
+    {
+      when: 'the path leaves the repository',
+      mutate: (m) => void (withDelivery(m).path = '../out'),
+      path: 'delivery.path',
+    },
+    {
+      when: 'the path is absolute',
+      mutate: (m) => void (withDelivery(m).path = '/out'),
+      path: 'delivery.path',
+    },
+  ],
+  'delivery-branch-format': [
+    {
+      when: 'the branch has a space',
+      mutate: (m) => void (withDelivery(m).branch = 'release 1'),
+      path: 'delivery.branch',
+    },
+  ],
+  'delivery-name-format': [
+    {
+      when: 'the Argo CD namespace has "_"',
+      mutate: (m) => void (withDelivery(m).argocd = { namespace: 'argo_cd' }),
+      path: 'delivery.argocd.namespace',
+    },
+    {
+      when: 'a kubeconfig Secret name has uppercase letters',
+      mutate: (m) => void (withDelivery(m).flux = { kubeConfigSecrets: { east: 'East-Kubeconfig' } }),
+      path: 'delivery.flux.kubeConfigSecrets.east',
+    },
+    {
+      when: 'the kubeconfig key has a "/"',
+      mutate: (m) => void (withDelivery(m).flux = { kubeConfigKey: 'kube/config' }),
+      path: 'delivery.flux.kubeConfigKey',
+    },
+  ],
+  'delivery-kubeconfig-cluster': [
+    {
+      when: 'a kubeconfig Secret is named for the management cluster',
+      mutate: (m) => void (withDelivery(m).flux = { kubeConfigSecrets: { hub: 'hub-kubeconfig' } }),
+      path: 'delivery.flux.kubeConfigSecrets.hub',
+    },
+    {
+      when: 'a kubeconfig Secret is named for a misspelt cluster',
+      mutate: (m) => void (withDelivery(m).flux = { kubeConfigSecrets: { esat: 'east-kc' } }),
+      path: 'delivery.flux.kubeConfigSecrets.esat',
+    },
+  ],
+  'delivery-interval-format': [
+    {
+      when: 'the Flux interval has no unit',
+      mutate: (m) => void (withDelivery(m).flux = { interval: '300' }),
+      path: 'delivery.flux.interval',
+    },
+  ],
+  'delivery-object-name-length': [
+    {
+      when: 'the ClusterSet ID and a cluster ID add up to more than 63 characters',
+      mutate: (m) => {
+        withDelivery(m);
+        m.clusterSetId = 'p'.repeat(58);
+      },
+      path: 'clusters[2].id',
+    },
+  ],
+  'delivery-remote-leader-users': [
+    {
+      when: 'the leader is delivered from another cluster with the default delivery users',
+      mutate: (m) => void (withDelivery(m).managementCluster = 'east'),
+      path: 'admission.deliveryUsers',
+    },
+  ],
 };
+
+/** Gives the model a valid delivery section (management cluster = the leader) and returns it. */
+function withDelivery(m: ModelDraft): NonNullable<ModelDraft['delivery']> {
+  m.delivery = { repoURL: 'https://git.example.com/platform/gitops.git', managementCluster: 'hub' };
+  return m.delivery;
+}
 
 /** A CA certificate's PEM shape (the rules look at the shape only). */
 const CA_PEM = '-----BEGIN CERTIFICATE-----\nMIIBdummy\n-----END CERTIFICATE-----\n';
@@ -525,6 +622,48 @@ test('GIVEN the valid base model WHEN it is checked THEN there is no diagnostic 
 
 test('GIVEN the valid base model WHEN each rule runs alone THEN no rule reports anything', () => {
   for (const rule of RULES) assert.equal(rule.check(asModel(baseModel())), [], rule.id);
+});
+
+test('GIVEN the base model with a full, valid delivery section WHEN checked THEN there is no diagnostic', () => {
+  const m = baseModel();
+  Object.assign(withDelivery(m), {
+    branch: 'release/2026.12',
+    path: './deploy/out/',
+    argocd: { namespace: 'gitops', project: 'platform', destinationBy: 'name', prune: false },
+    flux: {
+      namespace: 'flux-system',
+      interval: '1h30m',
+      gitSecretName: 'gitops-auth',
+      kubeConfigSecrets: { east: 'east.kubeconfig' },
+      kubeConfigKey: 'config.yaml',
+    },
+  });
+  assert.equal(checkModel(m), []);
+});
+
+test('GIVEN a remote leader WHEN admission.deliveryUsers names the remote identity THEN delivery-remote-leader-users is silent', () => {
+  const m = baseModel();
+  withDelivery(m).managementCluster = 'east';
+  m.admission = { deliveryUsers: ['system:serviceaccount:kube-system:argocd-manager'] };
+  assert.equal(checkModel(m), []);
+});
+
+test('fails with delivery-management-cluster-unknown only: GIVEN a misspelt management cluster WHEN checked THEN the remote-leader rule stays silent and the fix names the close ID', () => {
+  const m = baseModel();
+  withDelivery(m).managementCluster = 'hbu';
+  const ds = checkModel(m);
+  assert.equal(
+    ds.map((d) => d.rule),
+    ['delivery-management-cluster-unknown'],
+  );
+  assert.match(ds[0]?.fix ?? '', '"hub"');
+});
+
+test('fails with delivery-repo-url: GIVEN an scp-like URL WHEN checked THEN the fix spells it as an ssh:// URL', () => {
+  const m = baseModel();
+  withDelivery(m).repoURL = 'git@git.example.com:platform/gitops.git';
+  const [d] = at(checkModel(m), 'delivery-repo-url');
+  assert.match(d?.fix ?? '', '"ssh://git@git.example.com/platform/gitops.git"');
 });
 
 // ---- the table ----

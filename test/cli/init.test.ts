@@ -39,7 +39,7 @@ test('GIVEN an empty git repository WHEN init runs THEN it scaffolds every file 
   const model = fs.readFileSync(path.join(repo, MODEL_FILE), 'utf8');
   // Delivery follows the repository it was scaffolded in: its origin and its current branch.
   assert.match(model, /repoURL: 'https:\/\/git\.example\.com\/team\/fleet\.git'/);
-  assert.match(model, /targetRevision: 'trunk'/);
+  assert.match(model, /branch: 'trunk'/);
   assert.match(model, /clusterSetId: 'fleet'/);
 });
 

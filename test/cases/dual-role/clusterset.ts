@@ -1,6 +1,7 @@
 /**
  * The leader is also a member: `hub` leads and joins, with `east` and `west`. Services are exported
  * from the leader too, and one lives in a namespace of its own. A baseline policy reaches all three.
+ * Argo CD and Flux run in `hub` with their defaults (test/e2e/delivery.test.ts syncs this case).
  */
 import type { ClusterSetProps } from '../../../lib/model';
 
@@ -28,6 +29,8 @@ const model: ClusterSetProps = {
       ],
     },
   ],
+  // Argo CD and Flux with every default, in the dual-role leader.
+  delivery: { repoURL: 'https://git.example.com/dual/gitops.git', managementCluster: 'hub' },
 };
 
 export default model;

@@ -2,6 +2,8 @@
  * Members on two networks: `east` and `north` share `dc1`, `south` sits on `dc2`; every member has a
  * gateway and exports ClusterIP endpoints. Several Services, some multi-port (one with the same
  * port number on UDP and TCP), exported across networks. Custom namespaces and token Secret name.
+ * Delivery from the leader with every setting changed: Argo CD in its own namespace and project,
+ * clusters named as registered in Argo CD, Flux with a git Secret and a custom kubeconfig Secret.
  */
 import type { ClusterSetProps } from '../../../lib/model';
 
@@ -39,6 +41,19 @@ const model: ClusterSetProps = {
     },
   ],
   secrets: { memberTokenSecretName: 'net-set-leader-token' },
+  delivery: {
+    repoURL: 'ssh://git@git.example.com/net/gitops.git',
+    branch: 'release/2026.12',
+    path: 'deploy/out',
+    managementCluster: 'hub',
+    argocd: { namespace: 'gitops', project: 'net-platform', destinationBy: 'name', selfHeal: false },
+    flux: {
+      interval: '10m',
+      gitSecretName: 'gitops-deploy-key',
+      kubeConfigSecrets: { south: 'south-admin-kubeconfig' },
+      kubeConfigKey: 'kubeconfig',
+    },
+  },
   services: [
     {
       namespace: 'prod',

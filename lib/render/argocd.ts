@@ -1,0 +1,139 @@
+/**
+ * Argo CD delivery: a root Application (app-of-apps) and one Application per cluster bundle.
+ *
+ * The root Application, applied once by hand, syncs `<path>/argocd/apps`, where the per-cluster
+ * Applications live; so a cluster added to the model gets its Application from git. Each per-cluster
+ * Application syncs `<path>/clusters/<id>` into its cluster with server-side apply (as
+ * test/kube/apply.ts does in the e2e tests), automated sync, and `ignoreDifferences` for what is
+ * written at run time and must not show as drift: token Secret data, statuses, and fields of
+ * ResourceImports that the reconciler owns.
+ *
+ * Order: the root Application puts the leader's Application in sync wave 0 and the members' in
+ * wave 1, so a member's ClusterSet is applied only after the leader has the member's identity,
+ * Role and admission policies. Argo CD (since 1.8) waits for a wave's Applications to be Healthy only
+ * when Application health is assessed (a `resource.customizations.health.argoproj.io_Application`
+ * entry in argocd-cm); without it waves only order creation, which is harmless here: a member that
+ * connects too early retries.
+ *
+ * No Application carries the `resources-finalizer.argocd.argoproj.io` finalizer: deleting an
+ * Application (or pruning it from the root when a cluster leaves the model) never deletes the
+ * ClusterSet objects in that cluster; that is a deliberate step for a person.
+ */
+import type { Construct } from 'constructs';
+import { Application, type ApplicationSpecIgnoreDifferences } from '../../generated/application';
+import { deliveryObjectName, memberIdentityName } from '../names';
+import type { Plan, PlannedArgoCd, PlannedCluster, PlannedDelivery } from '../plan';
+import { RECONCILER_FIELD_MANAGER } from './reconciler';
+import { SYNC_WAVE, constructId, meta } from './util';
+
+/** How Argo CD names the cluster it runs in. */
+export const IN_CLUSTER_SERVER = 'https://kubernetes.default.svc';
+
+/** Sync wave of the leader's Application in the root Application. */
+export const WAVE_LEADER_APP = '0';
+/** Sync wave of the members' Applications: after the leader's. */
+export const WAVE_MEMBER_APPS = '1';
+
+/** Folder, relative to `<path>`, of the per-cluster Applications (the root's source). */
+export const ARGOCD_APPS_FOLDER = 'argocd/apps';
+
+/**
+ * Sync options of every per-cluster Application. Server-side apply: objects are merged field by
+ * field with what controllers write (token data, statuses), and CRDs too large for the
+ * last-applied annotation apply. PruneLast: objects the model dropped go only after everything else
+ * is in place.
+ */
+export function clusterSyncOptions(prune: boolean): string[] {
+  return ['ServerSideApply=true', ...(prune ? ['PruneLast=true'] : [])];
+}
+
+/** `<path>/<rel>` in the repository, as both tools expect it (no `./`, `.` for the root). */
+export function repoPath(d: PlannedDelivery, rel: string): string {
+  return d.path === '.' ? rel : `${d.path}/${rel}`;
+}
+
+function destination(
+  d: PlannedDelivery,
+  a: PlannedArgoCd,
+  c: PlannedCluster,
+): { server: string } | { name: string } {
+  if (c.id === d.managementCluster) return { server: IN_CLUSTER_SERVER };
+  return a.destinationBy === 'name' ? { name: c.id } : { server: c.apiServer };
+}
+
+/** What is written at run time in a cluster and must neither show as drift nor be reverted. */
+export function ignoreDifferences(plan: Plan, c: PlannedCluster): ApplicationSpecIgnoreDifferences[] {
+  const mc = 'multicluster.crd.antrea.io';
+  const out: ApplicationSpecIgnoreDifferences[] = [
+    // The reconciler (leader) and Antrea's member controller (members) report ClusterSet status.
+    { group: mc, kind: 'ClusterSet', jsonPointers: ['/status'] },
+  ];
+  if (c.isLeader) {
+    out.push({
+      group: mc,
+      kind: 'ResourceImport',
+      jsonPointers: ['/status'],
+      managedFieldsManagers: [RECONCILER_FIELD_MANAGER],
+    });
+    // The token controller fills each member's token Secret and stamps the ServiceAccount's UID.
+    for (const m of plan.members) {
+      out.push({
+        kind: 'Secret',
+        namespace: plan.leaderNamespace,
+        name: memberIdentityName(m.id),
+        jsonPointers: ['/data', '/metadata/annotations/kubernetes.io~1service-account.uid'],
+      });
+    }
+  }
+  if (c.isMember) {
+    // Antrea's member controller reports whether each export was accepted.
+    out.push({ group: 'multicluster.x-k8s.io', kind: 'ServiceExport', jsonPointers: ['/status'] });
+  }
+  return out;
+}
+
+function automated(a: PlannedArgoCd): { prune: boolean; selfHeal: boolean } {
+  return { prune: a.prune, selfHeal: a.selfHeal };
+}
+
+/** The per-cluster Application of `c`, in the apps folder. */
+export function renderClusterApplication(
+  scope: Construct,
+  plan: Plan,
+  d: PlannedDelivery,
+  a: PlannedArgoCd,
+  c: PlannedCluster,
+): void {
+  const name = deliveryObjectName(plan.clusterSetId, c.id);
+  new Application(scope, constructId('Application', a.namespace, name), {
+    metadata: meta(name, a.namespace, {
+      annotations: { [SYNC_WAVE]: c.isLeader ? WAVE_LEADER_APP : WAVE_MEMBER_APPS },
+    }),
+    spec: {
+      project: a.project,
+      source: { repoUrl: d.repoURL, targetRevision: d.branch, path: repoPath(d, `clusters/${c.id}`) },
+      destination: destination(d, a, c),
+      syncPolicy: { automated: automated(a), syncOptions: clusterSyncOptions(a.prune) },
+      ignoreDifferences: ignoreDifferences(plan, c),
+    },
+  });
+}
+
+/** The root Application: syncs the per-cluster Applications into Argo CD's own namespace. */
+export function renderRootApplication(
+  scope: Construct,
+  plan: Plan,
+  d: PlannedDelivery,
+  a: PlannedArgoCd,
+): void {
+  const name = plan.clusterSetId;
+  new Application(scope, constructId('Application', a.namespace, name), {
+    metadata: meta(name, a.namespace),
+    spec: {
+      project: a.project,
+      source: { repoUrl: d.repoURL, targetRevision: d.branch, path: repoPath(d, ARGOCD_APPS_FOLDER) },
+      destination: { server: IN_CLUSTER_SERVER, namespace: a.namespace },
+      syncPolicy: { automated: automated(a) },
+    },
+  });
+}

@@ -1,0 +1,59 @@
+/**
+ * Delivery objects, rendered outside the cluster bundles: they live in the management cluster,
+ * where Argo CD and Flux run, and are applied there once by hand (bootstrap), then from git.
+ *
+ * Folders (relative to out/):
+ * - `argocd/`: the root Application (`kubectl apply -k out/argocd` bootstraps it);
+ * - `argocd/apps/`: one Application per cluster, the root Application's source;
+ * - `flux/`: the GitRepository, the root Kustomization and one Kustomization per cluster
+ *   (`kubectl apply -k out/flux` bootstraps them).
+ */
+import { ApiObject, App, Chart } from 'cdk8s';
+import type { Plan } from '../plan';
+import { ARGOCD_APPS_FOLDER, renderClusterApplication, renderRootApplication } from './argocd';
+import {
+  FLUX_FOLDER,
+  renderClusterKustomization,
+  renderGitRepository,
+  renderRootKustomization,
+} from './flux';
+import type { K8sObject } from './index';
+
+/** Delivery objects per output folder, relative to out/ (`argocd`, `argocd/apps`, `flux`). */
+export type DeliveryFolders = Map<string, K8sObject[]>;
+
+/** Folder of the root Application. */
+export const ARGOCD_FOLDER = 'argocd';
+
+/** Renders the delivery objects of the plan; none when the model has no `delivery`. Pure. */
+export function renderDelivery(plan: Plan): DeliveryFolders {
+  const folders: DeliveryFolders = new Map();
+  const d = plan.delivery;
+  if (!d) return folders;
+  const app = new App({ outdir: '/nonexistent' });
+  const folder = (name: string, body: (chart: Chart) => void): void => {
+    const chart = new Chart(app, name.replace(/\//g, '-'), { disableResourceNameHashes: true });
+    body(chart);
+    folders.set(
+      name,
+      chart.node.children.filter(ApiObject.isApiObject).map((o) => o.toJson() as K8sObject),
+    );
+  };
+  // Only clusters that get a bundle get delivered.
+  const delivered = plan.clusters.filter((c) => c.isLeader || c.isMember);
+  const { argocd, flux } = d;
+  if (argocd) {
+    folder(ARGOCD_FOLDER, (chart) => renderRootApplication(chart, plan, d, argocd));
+    folder(ARGOCD_APPS_FOLDER, (chart) => {
+      for (const c of delivered) renderClusterApplication(chart, plan, d, argocd, c);
+    });
+  }
+  if (flux) {
+    folder(FLUX_FOLDER, (chart) => {
+      renderGitRepository(chart, plan, d, flux);
+      renderRootKustomization(chart, plan, d, flux);
+      for (const c of delivered) renderClusterKustomization(chart, plan, d, flux, c);
+    });
+  }
+  return folders;
+}
