@@ -580,7 +580,10 @@ function describeDelivery(b: BundleDiff, acc: Accumulator): void {
   for (const change of ['added', 'changed', 'removed'] as const) {
     const objs = b.objects.filter((o) => o.change === change);
     if (objs.length === 0) continue;
-    const names = objs.map((o) => `${o.kind} ${objName(o)}`);
+    const names = objs.map(
+      (o) =>
+        `${o.kind} ${objName(o)}${change === 'changed' && objs.length <= 3 ? `: ${fieldSummary(o.fields, '', 2)}` : ''}`,
+    );
     const shown =
       names.length > 5 ? `${names.slice(0, 5).join(', ')} and ${names.length - 5} more` : names.join(', ');
     acc.add('delivery', `${b.bundle}/: ${objs.length} ${change} (${shown})`, []);

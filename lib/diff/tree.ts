@@ -153,22 +153,30 @@ function keyPath(base: string, key: string): string {
 /** Keys that identify list items in the Kubernetes and Antrea types we render, tried in order. */
 const IDENTITY_KEYS = ['name', 'id', 'clusterID', 'key'] as const;
 
-function identityKey(a: readonly unknown[], b: readonly unknown[]): string | undefined {
+type Identity = (x: Record<string, unknown>) => string | undefined;
+
+/**
+ * Identities tried in order: a single key, or `kind/name` for lists that mix kinds under one name
+ * (Argo CD `ignoreDifferences`, RBAC subjects).
+ */
+const IDENTITIES: readonly Identity[] = [
+  ...IDENTITY_KEYS.map((k) => (x: Record<string, unknown>) => (typeof x[k] === 'string' ? x[k] : undefined)),
+  (x) => (typeof x.kind === 'string' && typeof x.name === 'string' ? `${x.kind}/${x.name}` : undefined),
+];
+
+function identityKey(a: readonly unknown[], b: readonly unknown[]): Identity | undefined {
   const all = [...a, ...b];
   if (all.length === 0 || !all.every(isObject)) return undefined;
-  for (const k of IDENTITY_KEYS) {
-    const unique = (xs: readonly unknown[]): boolean => {
-      const seen = new Set<unknown>();
-      for (const x of xs) {
-        const v = (x as Record<string, unknown>)[k];
-        if (typeof v !== 'string' || seen.has(v)) return false;
-        seen.add(v);
-      }
-      return true;
-    };
-    if (unique(a) && unique(b)) return k;
-  }
-  return undefined;
+  const unique = (id: Identity, xs: readonly unknown[]): boolean => {
+    const seen = new Set<string>();
+    for (const x of xs) {
+      const v = id(x as Record<string, unknown>);
+      if (v === undefined || seen.has(v)) return false;
+      seen.add(v);
+    }
+    return true;
+  };
+  return IDENTITIES.find((id) => unique(id, a) && unique(id, b));
 }
 
 /** A string that holds a YAML or JSON document (ConfigMap data), parsed; otherwise undefined. */
@@ -233,11 +241,25 @@ function diffArrays(a: readonly unknown[], b: readonly unknown[], path: string, 
   }
   const key = identityKey(a, b);
   if (key === undefined) {
-    const n = Math.max(a.length, b.length);
-    for (let i = 0; i < n; i++) diffValues(a[i], b[i], `${path}[${i}]`, out);
+    // Same length: items edited in place, compared by index. Otherwise items were inserted or
+    // removed: those found on one side only are reported, so one insertion is not N changes.
+    if (a.length === b.length) {
+      for (let i = 0; i < a.length; i++) diffValues(a[i], b[i], `${path}[${i}]`, out);
+      return;
+    }
+    const ja = a.map((x) => JSON.stringify(x));
+    const jb = b.map((x) => JSON.stringify(x));
+    const inA = new Set(ja);
+    const inB = new Set(jb);
+    a.forEach((x, i) => {
+      if (!inB.has(ja[i]!)) out.push({ path: `${path}[${i}]`, op: 'removed', before: x });
+    });
+    b.forEach((x, i) => {
+      if (!inA.has(jb[i]!)) out.push({ path: `${path}[${i}]`, op: 'added', after: x });
+    });
     return;
   }
-  const id = (x: unknown): string => (x as Record<string, string>)[key]!;
+  const id = (x: unknown): string => key(x as Record<string, unknown>)!;
   const byA = new Map(a.map((x) => [id(x), x]));
   const byB = new Map(b.map((x) => [id(x), x]));
   for (const x of a) if (!byB.has(id(x))) out.push({ path: `${path}[${id(x)}]`, op: 'removed', before: x });

@@ -45,6 +45,25 @@ test('GIVEN list items without an identity key THEN they are matched by index', 
   ]);
 });
 
+test('GIVEN an item inserted into a list without identity keys THEN only the new item is reported', () => {
+  const a = {
+    ignoreDifferences: [
+      { kind: 'A', jsonPointers: ['/x'] },
+      { kind: 'B', jsonPointers: ['/y'] },
+    ],
+  };
+  const b = {
+    ignoreDifferences: [
+      { kind: 'A', jsonPointers: ['/x'] },
+      { kind: 'C', jsonPointers: ['/z'] },
+      { kind: 'B', jsonPointers: ['/y'] },
+    ],
+  };
+  assert.equal(diffObjects(a, b), [
+    { path: 'ignoreDifferences[1]', op: 'added', after: { kind: 'C', jsonPointers: ['/z'] } },
+  ]);
+});
+
 test('GIVEN named items in another order THEN the change is a reorder, not an add and a remove', () => {
   const a = {
     ingress: [
