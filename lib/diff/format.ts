@@ -32,6 +32,8 @@ const MAX_FIELDS = 20;
 const MAX_ITEMS_PER_CATEGORY = 12;
 /** Edges (exporter → importer pairs) drawn in the Mermaid picture; GitHub refuses more than 500. */
 const MAX_GRAPH_EDGES = 120;
+/** Characters of Service names in the picture's edge labels, so the picture stays a small part of a comment. */
+const MAX_GRAPH_LABEL_CHARS = 8_000;
 
 /** The diff found nothing to report. */
 export function isEmpty(diff: TreeDiff): boolean {
@@ -232,12 +234,15 @@ export function mermaid(impact: Impact): string {
       }
   const groups = (es: readonly GraphEdge[]): number =>
     new Set(es.map((e) => `${e.exporter}\n${e.importer}\n${e.change ?? ''}`)).size;
+  // Edge labels list every Service along the edge: bound both the edges and the label text.
+  const tooBig = (es: readonly GraphEdge[]): boolean =>
+    groups(es) > MAX_GRAPH_EDGES || es.reduce((n, e) => n + e.service.length + 4, 0) > MAX_GRAPH_LABEL_CHARS;
   let drawn: readonly GraphEdge[] = edges;
   let note = '';
-  if (groups(edges) > MAX_GRAPH_EDGES) {
+  if (tooBig(edges)) {
     drawn = edges.filter((e) => e.change !== undefined);
     note = 'Only the flows that change are drawn; the whole ClusterSet is too big for one picture.';
-    if (groups(drawn) > MAX_GRAPH_EDGES)
+    if (tooBig(drawn))
       return `_${groups(drawn)} flows between clusters change: too many to draw; the summary above lists them._`;
     if (drawn.length === 0)
       return '_No flow between clusters changes; the ClusterSet is too big to draw whole._';
