@@ -10,6 +10,7 @@ import type { CompileResult } from '../compile';
 import { compile } from '../compile';
 import { formatDiagnostic } from '../diagnostics';
 import { loadModel } from '../load';
+import { diffCommand, staleSummary } from './diff';
 import { explainCommand } from './explain';
 import { initCommand } from './init';
 import { tokenCommand } from './token';
@@ -82,6 +83,7 @@ export async function main(argv: string[]): Promise<void> {
             process.stderr.write(
               `clusterset: ${a.out}/ is stale: run \`npm run synth\` and commit the result.\n`,
             );
+            process.stderr.write(staleSummary(outDir, r.files));
             for (const f of p.write) process.stderr.write(`  changed: ${f}\n`);
             for (const f of p.prune) process.stderr.write(`  stale:   ${f}\n`);
             process.exitCode = 1;
@@ -105,6 +107,7 @@ export async function main(argv: string[]): Promise<void> {
         if (r) process.stdout.write(`${a.model} is valid: ${summary(r)}, ${r.files.size} files.\n`);
       },
     )
+    .command(diffCommand)
     .command(explainCommand)
     .command(initCommand)
     .command(tokenCommand)

@@ -1,0 +1,412 @@
+/**
+ * Output formats of `clusterset diff`: text for a terminal, markdown for a pull-request comment, and
+ * JSON for tools. All three carry the same facts in the same order; none depends on the clock or the
+ * environment, so the same change always prints the same bytes.
+ *
+ * The markdown form is made for GitHub: a headline saying how many clusters the change touches, the
+ * impact bullets, a per-bundle table, a Mermaid picture of who exports what to whom after the change,
+ * and the object details in `<details>` blocks. A comment holds at most 65,536 characters: the
+ * details are cut to fit (and the cut is said), never the summary above them.
+ */
+import type { GraphCluster, GraphEdge } from '../explain/mermaid';
+import { renderExportGraph } from '../explain/mermaid';
+import type { Impact, ImpactCategory, ImpactItem } from './impact';
+import { IMPACT_CATEGORIES } from './impact';
+import type { BundleDiff, FieldChange, FileChange, ObjectChange, TreeDiff } from './tree';
+
+/** GitHub's limit on the body of an issue or pull-request comment, in characters. */
+export const GITHUB_COMMENT_LIMIT = 65_536;
+
+/** What the two sides are, for the headline: e.g. `out/ at origin/main` and `clusterset.ts`. */
+export interface DiffLabels {
+  readonly before: string;
+  readonly after: string;
+}
+
+/** The output formats. */
+export type DiffFormat = 'text' | 'markdown' | 'json';
+
+/** Field lines shown per object before "and N more" (the JSON form has them all). */
+const MAX_FIELDS = 20;
+/** Summary lines shown per category before "and N more" (keeps a fleet-wide change readable). */
+const MAX_ITEMS_PER_CATEGORY = 12;
+/** Edges (exporter → importer pairs) drawn in the Mermaid picture; GitHub refuses more than 500. */
+const MAX_GRAPH_EDGES = 120;
+/** Characters of Service names in the picture's edge labels, so the picture stays a small part of a comment. */
+const MAX_GRAPH_LABEL_CHARS = 8_000;
+
+/** The diff found nothing to report. */
+export function isEmpty(diff: TreeDiff): boolean {
+  return diff.bundles.length === 0;
+}
+
+const BOOKKEEPING = /(^|\/)(kustomization\.yaml|\.clusterset-index)$/;
+
+/**
+ * Bundles worth showing: a bundle whose only changes are kustomization.yaml or the index follows the
+ * objects elsewhere and is left out, unless nothing else changed (then out/ was edited by hand).
+ */
+function shown(diff: TreeDiff): readonly BundleDiff[] {
+  const real = diff.bundles.filter(
+    (b) => b.objects.length > 0 || b.files.some((f) => f.formattingOnly || !BOOKKEEPING.test(f.file)),
+  );
+  return real.length > 0 ? real : diff.bundles;
+}
+
+function counts(b: BundleDiff): { added: number; changed: number; removed: number } {
+  const c = { added: 0, changed: 0, removed: 0 };
+  for (const o of b.objects) c[o.change]++;
+  return c;
+}
+
+function countText(b: BundleDiff): string {
+  const c = counts(b);
+  const parts = (['added', 'changed', 'removed'] as const).filter((k) => c[k] > 0).map((k) => `${c[k]} ${k}`);
+  const files = visibleFiles(b).length;
+  if (files > 0) parts.push(`${files} other file${files === 1 ? '' : 's'}`);
+  return parts.join(', ');
+}
+
+/** kustomization.yaml and the index follow the objects; they are shown only when nothing else changed. */
+function visibleFiles(b: BundleDiff): readonly FileChange[] {
+  if (b.objects.length === 0) return b.files;
+  return b.files.filter((f) => f.formattingOnly || !BOOKKEEPING.test(f.file));
+}
+
+function bundleTitle(b: BundleDiff): string {
+  if (b.type === 'root') return 'out/ (root files)';
+  const presence =
+    b.presence === 'added' ? ' (new bundle)' : b.presence === 'removed' ? ' (bundle removed)' : '';
+  return `${b.type === 'cluster' ? b.bundle : `${b.bundle}/`}${presence}`;
+}
+
+function objectTitle(o: ObjectChange | FileChange): string {
+  if (!('kind' in o)) return o.formattingOnly ? `${o.file} (formatting or comments only)` : o.file;
+  return `${o.kind} ${o.namespace !== undefined ? `${o.namespace}/` : ''}${o.name}`;
+}
+
+function value(v: unknown): string {
+  if (v === undefined) return '(none)';
+  const s = typeof v === 'string' ? v : JSON.stringify(v);
+  const one = s.replace(/\n/g, '⏎');
+  return one.length > 100 ? `${one.slice(0, 97)}…` : one;
+}
+
+/** Two long strings (CEL expressions, say) shown around their first difference. */
+function around(a: string, b: string): [string, string] {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  const from = Math.max(0, i - 30);
+  const cut = (s: string): string =>
+    `${from > 0 ? '…' : ''}${s.slice(from, from + 90)}${s.length > from + 90 ? '…' : ''}`;
+  return [cut(a), cut(b)];
+}
+
+/** `spec.ports[http].port: 80 → 8080`, `spec.podCIDRs: + 10.1.0.0/16`. */
+export function fieldLine(f: FieldChange): string {
+  const p = f.path === '' ? '(whole document)' : f.path;
+  if (
+    f.op === 'changed' &&
+    typeof f.before === 'string' &&
+    typeof f.after === 'string' &&
+    f.before.length + f.after.length > 100
+  ) {
+    const [a, b] = around(f.before, f.after);
+    return `${p}: ${value(a)} → ${value(b)}`;
+  }
+  if (f.op === 'changed') return `${p}: ${value(f.before)} → ${value(f.after)}`;
+  if (f.op === 'added') return `${p}: + ${value(f.after)}`;
+  if (f.op === 'removed') return `${p}: - ${value(f.before)}`;
+  return `${p}: reordered ${value(f.before)} → ${value(f.after)}`;
+}
+
+const MARK = { added: '+', removed: '-', changed: '~' } as const;
+
+function headline(impact: Impact): string {
+  const n = impact.touched.length;
+  const of = impact.clusters.length;
+  const clusters =
+    n === 0
+      ? 'no cluster bundle'
+      : `${n} of ${of} cluster${of === 1 ? '' : 's'} (${impact.touched.join(', ')})`;
+  const delivery =
+    impact.delivery.length > 0 ? `; delivery: ${impact.delivery.map((d) => `${d}/`).join(', ')}` : '';
+  return `this change touches ${clusters}${delivery}`;
+}
+
+/** How the "and N more" line names a category. */
+const CATEGORY_NOUN: Readonly<Record<ImpactCategory, string>> = {
+  members: 'member',
+  services: 'Service',
+  exports: 'export',
+  'baseline-policies': 'baseline policy',
+  'stretched-policies': 'stretched policy',
+  tiers: 'Tier',
+  identity: 'cluster identity',
+  'member-config': 'member controller setting',
+  clusterset: 'ClusterSet',
+  admission: 'admission',
+  namespaces: 'Namespace',
+  leader: 'leader',
+  crds: 'CRD',
+  delivery: 'delivery',
+  other: 'other',
+};
+
+/** Summary lines per category, at most MAX_ITEMS_PER_CATEGORY each, with what was left out. */
+function summaryLines(items: readonly ImpactItem[]): string[] {
+  if (items.length === 0)
+    return ['nothing in terms of the ClusterSet: only bookkeeping files differ (listed below)'];
+  const out: string[] = [];
+  for (const c of IMPACT_CATEGORIES) {
+    const xs = items.filter((i) => i.category === c);
+    for (const i of xs.slice(0, MAX_ITEMS_PER_CATEGORY)) out.push(i.text);
+    if (xs.length > MAX_ITEMS_PER_CATEGORY)
+      out.push(
+        `… and ${xs.length - MAX_ITEMS_PER_CATEGORY} more ${CATEGORY_NOUN[c]} changes (--format json lists them all)`,
+      );
+  }
+  return out;
+}
+
+function noChanges(labels: DiffLabels): string {
+  return `No changes: ${labels.after} renders exactly ${labels.before}.`;
+}
+
+/** The terminal form. */
+export function formatText(diff: TreeDiff, impact: Impact, labels: DiffLabels): string {
+  if (isEmpty(diff)) return `${noChanges(labels)}\n`;
+  const lines = [`clusterset diff ${labels.before} → ${labels.after}: ${headline(impact)}`, '', 'Impact:'];
+  for (const l of summaryLines(impact.items)) lines.push(`  - ${l}`);
+  for (const b of shown(diff)) {
+    lines.push('', `${bundleTitle(b)}: ${countText(b)}`);
+    for (const o of [...b.objects, ...visibleFiles(b)]) {
+      lines.push(`  ${MARK[o.change]} ${objectTitle(o)}`);
+      for (const f of o.fields.slice(0, MAX_FIELDS)) lines.push(`      ${fieldLine(f)}`);
+      if (o.fields.length > MAX_FIELDS) lines.push(`      … and ${o.fields.length - MAX_FIELDS} more fields`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The impact summary alone, for `synth --check`. */
+export function formatSummaryText(diff: TreeDiff, impact: Impact): string {
+  if (isEmpty(diff)) return '';
+  return `${[`Impact (${headline(impact)}):`, ...summaryLines(impact.items).map((l) => `  - ${l}`)].join('\n')}\n`;
+}
+
+/** Markdown-escapes prose (impact sentences hold label selectors, paths and names). */
+function md(s: string): string {
+  return s.replace(/[\\`*_[\]<>|#~]/g, (c) => (c === '<' ? '&lt;' : c === '>' ? '&gt;' : `\\${c}`));
+}
+
+/** An inline code span that survives backticks in the value. */
+function code(s: string): string {
+  const t = s.replace(/`/g, 'ˋ');
+  return `\`${t}\``;
+}
+
+/**
+ * Who exports what to whom, before and after: one edge per exporter and importer (every member
+ * imports every exported Service), labelled with the Services; new flows thick, dropped ones dotted.
+ * Drawn by the same renderer as `clusterset explain` (lib/explain/mermaid.ts), from the objects of
+ * both sides rather than a plan. When the whole picture would be too big for a comment, only the
+ * flows that change are drawn, and when even those are too many, none: the summary says it in words.
+ */
+export function mermaid(impact: Impact): string {
+  const before = new Set(impact.membersBefore);
+  const after = new Set(impact.membersAfter);
+  const importers = [...new Set([...before, ...after])].sort();
+  const edges: GraphEdge[] = [];
+  for (const s of impact.exports)
+    for (const e of s.exporters)
+      for (const m of importers) {
+        if (m === e.cluster) continue;
+        const was = e.change !== 'added' && before.has(m);
+        const is = e.change !== 'removed' && after.has(m);
+        if (!was && !is) continue;
+        edges.push({
+          exporter: e.cluster,
+          importer: m,
+          service: s.service,
+          ...(was && is ? {} : { change: is ? ('added' as const) : ('removed' as const) }),
+        });
+      }
+  const groups = (es: readonly GraphEdge[]): number =>
+    new Set(es.map((e) => `${e.exporter}\n${e.importer}\n${e.change ?? ''}`)).size;
+  // Edge labels list every Service along the edge: bound both the edges and the label text.
+  const tooBig = (es: readonly GraphEdge[]): boolean =>
+    groups(es) > MAX_GRAPH_EDGES || es.reduce((n, e) => n + e.service.length + 4, 0) > MAX_GRAPH_LABEL_CHARS;
+  let drawn: readonly GraphEdge[] = edges;
+  let note = '';
+  if (tooBig(edges)) {
+    drawn = edges.filter((e) => e.change !== undefined);
+    note = 'Only the flows that change are drawn; the whole ClusterSet is too big for one picture.';
+    if (tooBig(drawn))
+      return `_${groups(drawn)} flows between clusters change: too many to draw; the summary above lists them._`;
+    if (drawn.length === 0)
+      return '_No flow between clusters changes; the ClusterSet is too big to draw whole._';
+  }
+  if (drawn.length === 0) return '_No Service flows between two different members._';
+  const ids = new Set(drawn.flatMap((e) => [e.exporter, e.importer]));
+  const clusters: GraphCluster[] = [...ids].sort().map((id) => ({
+    id,
+    ...(impact.networks[id] !== undefined ? { network: impact.networks[id] } : {}),
+    leader: id === impact.leader,
+    member: after.has(id),
+  }));
+  const graph = `\`\`\`mermaid\n${renderExportGraph(clusters, drawn)}\`\`\``;
+  return note === '' ? graph : `${graph}\n\n_${md(note)}_`;
+}
+
+function detailsBlock(b: BundleDiff, maxChars: number): { text: string; shown: number; total: number } {
+  const entries = [...b.objects, ...visibleFiles(b)];
+  const head = `<details><summary><code>${bundleTitle(b)}</code>: ${countText(b)}</summary>\n\n`;
+  const tail = '\n</details>\n';
+  let body = '';
+  let shown = 0;
+  for (const o of entries) {
+    const icon = o.change === 'added' ? '➕' : o.change === 'removed' ? '➖' : '✏️';
+    const lines = [`- ${icon} ${code(objectTitle(o))}`];
+    for (const f of o.fields.slice(0, MAX_FIELDS)) lines.push(`  - ${code(fieldLine(f))}`);
+    if (o.fields.length > MAX_FIELDS) lines.push(`  - … and ${o.fields.length - MAX_FIELDS} more fields`);
+    const piece = `${lines.join('\n')}\n`;
+    const cut = `- … ${entries.length - shown} more not shown\n`;
+    if (head.length + body.length + piece.length + cut.length + tail.length > maxChars) {
+      body += shown < entries.length ? `- … ${entries.length - shown} more not shown\n` : '';
+      break;
+    }
+    body += piece;
+    shown++;
+  }
+  return { text: head + body + tail, shown, total: entries.length };
+}
+
+/**
+ * The pull-request comment, at most `limit` characters (GitHub's by default). The summary, table and
+ * picture always stay whole; the details are cut to fit, bundle by bundle, and the cut is said.
+ */
+export function formatMarkdown(
+  diff: TreeDiff,
+  impact: Impact,
+  labels: DiffLabels,
+  limit: number = GITHUB_COMMENT_LIMIT,
+): string {
+  if (isEmpty(diff)) return `### clusterset diff: no changes\n\n${md(noChanges(labels))}\n`;
+  const n = impact.touched.length;
+  const head: string[] = [
+    `### clusterset diff: ${n} of ${impact.clusters.length} clusters touched` +
+      (impact.delivery.length > 0
+        ? ` (and delivery: ${impact.delivery.map((d) => `${d}/`).join(', ')})`
+        : ''),
+    '',
+    `${md(labels.before)} → ${md(labels.after)}${n > 0 ? `: ${impact.touched.map(code).join(', ')}` : ''}`,
+    '',
+    '#### Impact',
+    '',
+    ...summaryLines(impact.items).map((l) => `- ${md(l)}`),
+    '',
+    '#### Per bundle',
+    '',
+    '| Bundle | Added | Changed | Removed |',
+    '| --- | ---: | ---: | ---: |',
+    ...shown(diff).map((b) => {
+      const c = counts(b);
+      return `| ${code(bundleTitle(b))} | ${c.added} | ${c.changed} | ${c.removed} |`;
+    }),
+    '',
+  ];
+  if (impact.exports.length > 0)
+    head.push(
+      '#### Who exports what to whom (thick: new flows, dotted: dropped ones)',
+      '',
+      mermaid(impact),
+      '',
+    );
+  head.push('#### Details', '', '');
+  let text = head.join('\n');
+  // Room kept for the note that says what was cut: its fixed words and at most five bundle names.
+  const reserve = 800;
+  const cut: string[] = [];
+  let partial: string | undefined;
+  for (const b of shown(diff)) {
+    const room = limit - text.length - reserve;
+    if (cut.length > 0 || room <= 200) {
+      cut.push(bundleTitle(b));
+      continue;
+    }
+    const block = detailsBlock(b, room);
+    text += `${block.text}\n`;
+    if (block.shown < block.total)
+      partial = `${bundleTitle(b)} (${block.total - block.shown} of ${block.total} entries)`;
+  }
+  if (cut.length > 0 || partial !== undefined) {
+    const what = [
+      ...(partial !== undefined ? [`part of ${partial}`] : []),
+      ...(cut.length > 0
+        ? [
+            `${cut.length} bundle${cut.length === 1 ? '' : 's'} (${cut.slice(0, 5).join(', ')}${cut.length > 5 ? ', …' : ''})`,
+          ]
+        : []),
+    ];
+    const note = `_Details cut to stay under GitHub's ${String(GITHUB_COMMENT_LIMIT).replace(/\B(?=(\d{3})+$)/g, ',')}-character comment limit: ${md(what.join(' and '))} not shown. Run \`clusterset diff\` for everything._\n`;
+    text += note.length <= limit - text.length ? note : '';
+  }
+  return text;
+}
+
+/**
+ * The JSON form: `version` 1, the two labels, `changed`, the ClusterSet facts (`leader`, `clusters`,
+ * `membersBefore`, `membersAfter`, `networks`), `touched` cluster IDs and `delivery` folders, the `impact` items
+ * (`category`, `text`, `clusters`), `exports` (`service`, `exporters[]` of `cluster` and `change`),
+ * and `bundles` with their `objects` (`change`, `group`, `kind`, `namespace`, `name`, `file`,
+ * `fields[]` of `path`, `op`, `before`, `after`) and other `files`. Keys in this order, always.
+ */
+export function formatJson(diff: TreeDiff, impact: Impact, labels: DiffLabels): string {
+  const doc = {
+    version: 1,
+    before: labels.before,
+    after: labels.after,
+    changed: !isEmpty(diff),
+    leader: impact.leader ?? null,
+    clusters: impact.clusters,
+    membersBefore: impact.membersBefore,
+    membersAfter: impact.membersAfter,
+    networks: impact.networks,
+    touched: impact.touched,
+    delivery: impact.delivery,
+    impact: impact.items,
+    exports: impact.exports,
+    bundles: diff.bundles.map((b) => ({
+      bundle: b.bundle,
+      type: b.type,
+      cluster: b.cluster ?? null,
+      presence: b.presence,
+      counts: counts(b),
+      objects: b.objects.map((o) => ({
+        change: o.change,
+        group: o.group,
+        kind: o.kind,
+        namespace: o.namespace ?? null,
+        name: o.name,
+        file: o.file,
+        fields: o.fields.map(jsonField),
+      })),
+      files: b.files.map((f) => ({ change: f.change, file: f.file, fields: f.fields.map(jsonField) })),
+    })),
+  };
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+function jsonField(f: FieldChange) {
+  return { path: f.path, op: f.op, before: f.before ?? null, after: f.after ?? null };
+}
+
+/** One of the three forms. */
+export function formatDiff(format: DiffFormat, diff: TreeDiff, impact: Impact, labels: DiffLabels): string {
+  return format === 'json'
+    ? formatJson(diff, impact, labels)
+    : format === 'markdown'
+      ? formatMarkdown(diff, impact, labels)
+      : formatText(diff, impact, labels);
+}

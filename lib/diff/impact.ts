@@ -1,0 +1,594 @@
+/**
+ * The impact of a change in the model's own terms, derived only from the rendered objects on both
+ * sides (so it works for any git revision of out/, without loading the old model): members joining
+ * and leaving, Services becoming importable or exported from other members, port changes, baseline
+ * and stretched policies with a plain description of whom they admit, Tiers, cluster identity,
+ * member controller settings, admission policies and delivery objects.
+ *
+ * What each object means comes from lib/render/* and lib/names.ts: the leader holds the member
+ * identities (`member-<id>` ServiceAccount, token Secret, RoleBinding) and the compiled
+ * ResourceImports (`<ns>-<name>-service`, `<policy>-antreaclusternetworkpolicy`) that every member
+ * imports; members hold their ClusterSet, controller settings, identity, ServiceExports, Tiers and
+ * stretched policies.
+ */
+import * as yaml from 'js-yaml';
+import { cmp } from '../diagnostics';
+import { CLUSTER_ID_ANNOTATION, memberIdentityName } from '../names';
+import { MEMBER_CONFIG_NAME } from '../render/member-config';
+import { RECONCILER_CONFIG_NAME } from '../render/reconciler';
+import {
+  describePolicy,
+  describePolicyChange,
+  describePortChange,
+  describeServicePorts,
+  joinAnd,
+} from './describe';
+import type { BundleDiff, DiffObject, FieldChange, ObjectChange, TreeDiff } from './tree';
+import { bundleOf, diffTrees } from './tree';
+
+/** Kinds of impact, in the order the summary lists them. */
+export const IMPACT_CATEGORIES = [
+  'members',
+  'services',
+  'exports',
+  'baseline-policies',
+  'stretched-policies',
+  'tiers',
+  'identity',
+  'member-config',
+  'clusterset',
+  'admission',
+  'namespaces',
+  'leader',
+  'crds',
+  'delivery',
+  'other',
+] as const;
+
+/** One kind of impact. */
+export type ImpactCategory = (typeof IMPACT_CATEGORIES)[number];
+
+/** One line of the summary. */
+export interface ImpactItem {
+  readonly category: ImpactCategory;
+  /** A sentence in the model's terms, naming the clusters it reaches. */
+  readonly text: string;
+  /** IDs of the clusters whose bundles this item changes, sorted. */
+  readonly clusters: readonly string[];
+}
+
+/** One exporter of a Service in the export graph. */
+export interface ExporterChange {
+  readonly cluster: string;
+  /** `same`: exported before and after; `added`/`removed`: by this change. */
+  readonly change: 'same' | 'added' | 'removed';
+}
+
+/** Who exports a Service, before and after, for the picture of the ClusterSet. */
+export interface ExportedService {
+  /** `namespace/name` */
+  readonly service: string;
+  readonly exporters: readonly ExporterChange[];
+}
+
+/** The whole impact summary. */
+export interface Impact {
+  /** The leader after the change (before it, when the change removes everything). */
+  readonly leader?: string;
+  readonly membersBefore: readonly string[];
+  readonly membersAfter: readonly string[];
+  /** Every cluster with a bundle after the change. */
+  readonly clusters: readonly string[];
+  /** Cluster IDs whose bundles change, sorted. */
+  readonly touched: readonly string[];
+  /** Delivery folders (argocd, flux, …) that change, sorted. */
+  readonly delivery: readonly string[];
+  /** In category order, then by text. */
+  readonly items: readonly ImpactItem[];
+  /** Every Service exported before or after, sorted, with its exporters. */
+  readonly exports: readonly ExportedService[];
+  /** Cluster ID → network, from `network.k8s.io` ClusterProperties (after, else before). */
+  readonly networks: Readonly<Record<string, string>>;
+}
+
+interface Facts {
+  leader?: string;
+  /** Cluster ID → its `network.k8s.io` ClusterProperty. */
+  networks: Map<string, string>;
+  members: Set<string>;
+  /** `ns/name` → exporting clusters */
+  exports: Map<string, Set<string>>;
+}
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function list(v: unknown): Record<string, unknown>[] {
+  return Array.isArray(v) ? v.filter(isObj) : [];
+}
+
+/** A ServiceExport exactly as emitted: one document, plain DNS names, no other metadata. */
+const EMITTED_EXPORT =
+  /^apiVersion: multicluster\.x-k8s\.io\/v1alpha1\nkind: ServiceExport\nmetadata:\n {2}name: ([a-z][-a-z0-9]*)\n {2}namespace: ([a-z][-a-z0-9]*)\n$/;
+
+function addExport(facts: Facts, service: string, cluster: string): void {
+  const s = facts.exports.get(service) ?? new Set<string>();
+  s.add(cluster);
+  facts.exports.set(service, s);
+}
+
+/**
+ * The leader, the members and who exports what, from one side's files. Only files that can hold a
+ * ClusterSet or a ServiceExport are parsed (a substring test finds them; emitted YAML puts `kind`
+ * on the second line), so this stays cheap on thousands of files.
+ */
+function factsOf(files: ReadonlyMap<string, string>): Facts {
+  const facts: Facts = { members: new Set(), exports: new Map(), networks: new Map() };
+  for (const [file, content] of files) {
+    const { cluster } = bundleOf(file);
+    if (cluster === undefined) continue;
+    const isClusterSet = content.includes('kind: ClusterSet\n');
+    const isExport = content.includes('kind: ServiceExport\n');
+    const isNetwork =
+      content.includes('kind: ClusterProperty\n') && content.includes('name: network.k8s.io\n');
+    if (!isClusterSet && !isExport && !isNetwork) continue;
+    // The common case, a ServiceExport as lib/emit.ts writes it, is read without a YAML parser.
+    const fast = isExport && !isClusterSet ? EMITTED_EXPORT.exec(content) : null;
+    if (fast) {
+      addExport(facts, `${fast[2]}/${fast[1]}`, cluster);
+      continue;
+    }
+    let docs: unknown[];
+    try {
+      docs = yaml.loadAll(content);
+    } catch {
+      continue;
+    }
+    for (const d of docs) {
+      if (!isObj(d) || !isObj(d.metadata)) continue;
+      if (d.kind === 'ClusterSet' && isObj(d.spec)) {
+        for (const l of list(d.spec.leaders)) {
+          if (typeof l.clusterID === 'string') facts.leader = l.clusterID;
+          // Only a member's ClusterSet names the Secret holding the leader token.
+          if (l.secret !== undefined) facts.members.add(cluster);
+        }
+      }
+      if (d.kind === 'ClusterProperty' && d.metadata.name === 'network.k8s.io' && isObj(d.spec))
+        facts.networks.set(cluster, String(d.spec.value));
+      if (d.kind === 'ServiceExport')
+        addExport(facts, `${String(d.metadata.namespace)}/${String(d.metadata.name)}`, cluster);
+    }
+  }
+  return facts;
+}
+
+const sorted = (xs: Iterable<string>): string[] => [...xs].sort(cmp);
+
+function sameSet(a: ReadonlySet<string>, b: readonly string[]): boolean {
+  return a.size === b.length && b.every((x) => a.has(x));
+}
+
+/** `all 4 members`, `east and west`, `12 clusters (a, b, c, d, e and 7 more)`. */
+function phrase(ids: ReadonlySet<string>, memberSets: readonly (readonly string[])[]): string {
+  const xs = sorted(ids);
+  if (xs.length === 2 && memberSets.some((m) => sameSet(ids, m))) return 'both members';
+  if (xs.length > 1 && memberSets.some((m) => sameSet(ids, m))) return `all ${xs.length} members`;
+  if (xs.length <= 6) return joinAnd(xs);
+  return `${xs.length} clusters (${xs.slice(0, 5).join(', ')} and ${xs.length - 5} more)`;
+}
+
+/** `metadata.name` with namespace: `shop/cart`, or just `name` for cluster-scoped objects. */
+function objName(c: { namespace?: string; name: string }): string {
+  return c.namespace !== undefined ? `${c.namespace}/${c.name}` : c.name;
+}
+
+function fmt(v: unknown): string {
+  if (v === undefined) return '(none)';
+  const s = typeof v === 'string' ? v : JSON.stringify(v);
+  return s.length > 60 ? `${s.slice(0, 57)}…` : s;
+}
+
+/** `a.b: 1 → 2`, `+ x`, `- y` for a few field changes, stripping a common prefix. */
+function fieldSummary(fields: readonly FieldChange[], strip = '', max = 3): string {
+  const shown = fields.slice(0, max).map((f) => {
+    const p = f.path.startsWith(strip) ? f.path.slice(strip.length).replace(/^\./, '') : f.path;
+    if (f.op === 'changed') return `${p} ${fmt(f.before)} → ${fmt(f.after)}`;
+    if (f.op === 'added') return `${p} + ${fmt(f.after)}`;
+    if (f.op === 'removed') return `${p} - ${fmt(f.before)}`;
+    return `${p} reordered`;
+  });
+  return fields.length > max ? `${shown.join('; ')}; and ${fields.length - max} more` : shown.join('; ');
+}
+
+function spec(o: DiffObject | undefined): Record<string, unknown> {
+  return o && isObj(o.spec) ? o.spec : {};
+}
+
+/** The leader-side identity of a member, in the order the summary names it. */
+const IDENTITY_PARTS = ['ServiceAccount', 'RoleBinding', 'token Secret'];
+
+class Accumulator {
+  private readonly items = new Map<
+    string,
+    { category: ImpactCategory; template: string; clusters: Set<string> }
+  >();
+
+  /** Adds an item; items with the same template merge their clusters (`{clusters}` is filled in later). */
+  add(category: ImpactCategory, template: string, clusters: Iterable<string>): void {
+    const key = `${category}\u0000${template}`;
+    const item = this.items.get(key) ?? { category, template, clusters: new Set<string>() };
+    for (const c of clusters) item.clusters.add(c);
+    this.items.set(key, item);
+  }
+
+  done(memberSets: readonly (readonly string[])[]): ImpactItem[] {
+    const rank = (c: ImpactCategory): number => IMPACT_CATEGORIES.indexOf(c);
+    return [...this.items.values()]
+      .map((i) => ({
+        category: i.category,
+        text: i.template.replace('{clusters}', phrase(i.clusters, memberSets)),
+        clusters: sorted(i.clusters),
+      }))
+      .sort((a, b) => rank(a.category) - rank(b.category) || cmp(a.text, b.text));
+  }
+}
+
+const verbOf = { added: 'added in', removed: 'removed from', changed: 'changes in' } as const;
+
+function countKinds(objects: readonly ObjectChange[]): string {
+  const counts = new Map<string, number>();
+  for (const o of objects) counts.set(o.kind, (counts.get(o.kind) ?? 0) + 1);
+  return sorted(counts.keys())
+    .map((k) =>
+      counts.get(k) === 1 ? k : `${counts.get(k)} ${k.endsWith('y') ? `${k.slice(0, -1)}ies` : `${k}s`}`,
+    )
+    .join(', ');
+}
+
+/**
+ * The impact summary of going from `before` to `after` (relative path → content, as in out/).
+ * Pass the tree diff when it is already computed.
+ */
+export function impact(
+  before: ReadonlyMap<string, string>,
+  after: ReadonlyMap<string, string>,
+  diff: TreeDiff = diffTrees(before, after),
+): Impact {
+  const fb = factsOf(before);
+  const fa = factsOf(after);
+  const leader = fa.leader ?? fb.leader;
+  const membersBefore = sorted(fb.members);
+  const membersAfter = sorted(fa.members);
+  const memberSets = [membersAfter, membersBefore];
+  const all = (m: readonly string[]): string =>
+    m.length === 1
+      ? `member ${m[0]}`
+      : m.length === 2
+        ? `both members (${m.join(', ')})`
+        : m.length <= 6
+          ? `all ${m.length} members (${m.join(', ')})`
+          : `all ${m.length} members`;
+  const acc = new Accumulator();
+  const explained = new Set<ObjectChange>();
+
+  // Members joining and leaving: their identity in the leader and their own bundle.
+  const joined = membersAfter.filter((m) => !fb.members.has(m));
+  const left = membersBefore.filter((m) => !fa.members.has(m));
+  const bundleOfCluster = new Map(diff.bundles.filter((b) => b.cluster).map((b) => [b.cluster!, b]));
+  const leaderBundle = leader !== undefined ? bundleOfCluster.get(leader) : undefined;
+  for (const [ids, change, word] of [
+    [joined, 'added', 'joins'],
+    [left, 'removed', 'leaves'],
+  ] as const) {
+    for (const id of ids) {
+      const parts: string[] = [];
+      const identity = memberIdentityName(id);
+      for (const o of leaderBundle?.objects ?? []) {
+        if (o.change !== change || o.name !== identity) continue;
+        const obj = o.after ?? o.before;
+        const annotations = isObj(obj?.metadata.annotations) ? obj.metadata.annotations : {};
+        if (o.kind === 'ServiceAccount' && annotations[CLUSTER_ID_ANNOTATION] === id)
+          parts.push('ServiceAccount');
+        else if (o.kind === 'Secret') parts.push('token Secret');
+        else if (o.kind === 'RoleBinding') parts.push('RoleBinding');
+        else continue;
+        explained.add(o);
+      }
+      const own = bundleOfCluster.get(id);
+      const clusters = [id, ...(leader !== undefined && parts.length > 0 ? [leader] : [])];
+      const where =
+        parts.length > 0
+          ? `${change === 'added' ? 'new' : 'removed'} ${joinAnd(IDENTITY_PARTS.filter((p) => parts.includes(p)))} ${identity} in ${leader}`
+          : undefined;
+      let bundle: string | undefined;
+      if (own && own.presence === change) {
+        const objs = own.objects;
+        const cs = objs.map((o) => o.after ?? o.before).find((o) => o?.kind === 'ClusterSet');
+        const secret = list(spec(cs).leaders)
+          .map((l) => l.secret)
+          .find((s) => typeof s === 'string');
+        bundle =
+          `${change === 'added' ? 'new' : 'removed'} bundle clusters/${id} (${objs.length} objects: ${countKinds(objs)}` +
+          (change === 'added' && secret !== undefined ? `; token reference: Secret ${String(secret)})` : ')');
+        for (const o of objs)
+          if (o.kind !== 'ServiceExport' && o.kind !== 'ClusterNetworkPolicy') explained.add(o);
+      } else if (own) {
+        bundle = `its ClusterSet ${change === 'added' ? 'now names' : 'no longer names'} a leader token Secret`;
+      }
+      acc.add('members', `member ${id} ${word}: ${[where, bundle].filter(Boolean).join('; ')}`, clusters);
+    }
+  }
+
+  for (const b of diff.bundles) {
+    if (b.type === 'delivery') {
+      describeDelivery(b, acc);
+      continue;
+    }
+    if (b.type === 'root' || b.cluster === undefined) continue;
+    const cluster = b.cluster;
+    if (b.presence !== 'both' && !joined.includes(cluster) && !left.includes(cluster)) {
+      acc.add(
+        'other',
+        `bundle clusters/${cluster} ${b.presence} (${b.objects.length} objects: ${countKinds(b.objects)})`,
+        [cluster],
+      );
+      for (const o of b.objects)
+        if (o.kind !== 'ServiceExport' && o.kind !== 'ClusterNetworkPolicy') explained.add(o);
+    }
+    for (const o of b.objects) {
+      if (explained.has(o)) continue;
+      describeObject(o, cluster);
+    }
+    if (b.objects.length === 0 && b.files.length > 0)
+      acc.add(
+        'other',
+        `${b.files.map((f) => f.file).join(', ')} ${b.files.length === 1 ? 'differs' : 'differ'} from what synth writes (edited by hand?)`,
+        [cluster],
+      );
+  }
+
+  function describeObject(o: ObjectChange, cluster: string): void {
+    const obj = (o.after ?? o.before)!;
+    const s = spec(obj);
+    const v = verbOf[o.change];
+    if (o.kind === 'ResourceImport' && s.kind === 'ServiceImport') {
+      const svc = `${String(s.namespace)}/${String(s.name)}`;
+      const ports = (x: DiffObject | undefined) => {
+        const si = spec(x).serviceImport;
+        return isObj(si) && isObj(si.spec) ? si.spec.ports : undefined;
+      };
+      if (o.change === 'added')
+        acc.add(
+          'services',
+          `Service ${svc} (${describeServicePorts(ports(o.after))}) becomes importable in ${all(membersAfter)}`,
+          [cluster],
+        );
+      else if (o.change === 'removed')
+        acc.add('services', `Service ${svc} is no longer importable in ${all(membersBefore)}`, [cluster]);
+      else {
+        const portChanges = describePortChange(ports(o.before), ports(o.after));
+        const rest = o.fields.filter((f) => !f.path.startsWith('spec.serviceImport.spec.ports'));
+        const what = [...portChanges, ...(rest.length > 0 ? [fieldSummary(rest)] : [])];
+        acc.add('services', `Service ${svc} changes in ${all(membersAfter)}: ${what.join('; ')}`, [cluster]);
+      }
+      return;
+    }
+    if (o.kind === 'ResourceImport' && s.kind === 'AntreaClusterNetworkPolicy') {
+      const name = String(s.name ?? o.name);
+      const acnp = (x: DiffObject | undefined) => {
+        const p = spec(x).clusternetworkpolicy;
+        return isObj(p) ? p : {};
+      };
+      if (o.change === 'added')
+        acc.add(
+          'baseline-policies',
+          `baseline policy ${name} added in ${all(membersAfter)}: ${describePolicy(acnp(o.after))}`,
+          [cluster],
+        );
+      else if (o.change === 'removed')
+        acc.add('baseline-policies', `baseline policy ${name} removed from ${all(membersBefore)}`, [cluster]);
+      else {
+        const what = describePolicyChange(acnp(o.before), acnp(o.after));
+        acc.add(
+          'baseline-policies',
+          `baseline policy ${name} changes in ${all(membersAfter)}: ${what.length > 0 ? what.join('; ') : fieldSummary(o.fields)}`,
+          [cluster],
+        );
+      }
+      return;
+    }
+    if (o.kind === 'ClusterNetworkPolicy' && o.group === 'crd.antrea.io') {
+      if (o.change === 'added')
+        acc.add(
+          'stretched-policies',
+          `stretched policy ${o.name} now applies in {clusters}: ${describePolicy(s)}`,
+          [cluster],
+        );
+      else if (o.change === 'removed')
+        acc.add('stretched-policies', `stretched policy ${o.name} no longer applies in {clusters}`, [
+          cluster,
+        ]);
+      else {
+        const what = describePolicyChange(spec(o.before), spec(o.after));
+        for (const w of what.length > 0 ? what : [fieldSummary(o.fields)])
+          acc.add('stretched-policies', `stretched policy ${o.name} in {clusters}: ${w}`, [cluster]);
+      }
+      return;
+    }
+    if (o.kind === 'ServiceExport') {
+      const svc = objName(o);
+      if (o.change === 'added')
+        acc.add('exports', `Service ${svc} is now exported from {clusters}`, [cluster]);
+      else if (o.change === 'removed')
+        acc.add('exports', `Service ${svc} is no longer exported from {clusters}`, [cluster]);
+      else
+        acc.add('exports', `ServiceExport ${svc} changes in {clusters}: ${fieldSummary(o.fields)}`, [
+          cluster,
+        ]);
+      return;
+    }
+    if (o.kind === 'Tier') {
+      const what =
+        o.change === 'changed'
+          ? `: ${fieldSummary(o.fields, 'spec')}`
+          : o.change === 'added'
+            ? ` (priority ${String(s.priority)})`
+            : '';
+      acc.add('tiers', `Tier ${o.name} ${v} {clusters}${what}`, [cluster]);
+      return;
+    }
+    if (o.kind === 'ClusterProperty' || o.kind === 'ClusterClaim') {
+      const value = (x: DiffObject | undefined) => (o.kind === 'ClusterClaim' ? x?.value : spec(x).value);
+      const what =
+        o.change === 'changed'
+          ? `${fmt(value(o.before))} → ${fmt(value(o.after))}`
+          : o.change === 'added'
+            ? `added (${fmt(value(o.after))})`
+            : 'removed';
+      acc.add(
+        'identity',
+        `cluster identity: ${o.kind} ${o.name} ${what} ${o.change === 'removed' ? 'from' : 'in'} {clusters}`,
+        [cluster],
+      );
+      return;
+    }
+    if (o.kind === 'ConfigMap' && o.name === MEMBER_CONFIG_NAME) {
+      const what =
+        o.change === 'changed'
+          ? `: ${fieldSummary(
+              o.fields.map((f) => ({ ...f, path: f.path.replace(/^data\["[^"]*"\]\.?/, '') })),
+              '',
+              4,
+            )}`
+          : '';
+      acc.add(
+        'member-config',
+        `member controller settings ${o.change === 'changed' ? 'change in' : v} {clusters}${what}`,
+        [cluster],
+      );
+      return;
+    }
+    if (o.kind === 'ConfigMap' && o.name === RECONCILER_CONFIG_NAME) {
+      const keys = sorted(
+        new Set(o.fields.map((f) => f.path.replace(/^data\["[^"]*"\]\.?/, '').split(/[.[]/)[0]!)),
+      );
+      acc.add(
+        'leader',
+        `reconciler config ${v} {clusters}${o.change === 'changed' ? ` (${keys.join(', ')})` : ''}`,
+        [cluster],
+      );
+      return;
+    }
+    if (o.kind === 'ClusterSet') {
+      const isMember = list(spec(obj).leaders).some((l) => l.secret !== undefined);
+      const what = o.change === 'changed' ? `: ${fieldSummary(o.fields)}` : '';
+      acc.add('clusterset', `${isMember ? 'member' : 'leader'} ClusterSet ${o.name} ${v} {clusters}${what}`, [
+        cluster,
+      ]);
+      return;
+    }
+    if (o.kind === 'ValidatingAdmissionPolicy' || o.kind === 'ValidatingAdmissionPolicyBinding') {
+      const followsMembers =
+        (joined.length > 0 || left.length > 0) &&
+        o.change === 'changed' &&
+        o.fields.every((f) =>
+          [...joined, ...left].some((id) =>
+            `${JSON.stringify(f.before)}${JSON.stringify(f.after)}`.includes(memberIdentityName(id)),
+          ),
+        );
+      const what = followsMembers
+        ? ' to follow the member list'
+        : o.change === 'changed'
+          ? `: ${o.fields
+              .map((f) => f.path)
+              .slice(0, 3)
+              .join(', ')}${o.fields.length > 3 ? ` and ${o.fields.length - 3} more` : ''}`
+          : '';
+      acc.add('admission', `admission: ${o.kind} ${o.name} ${v} {clusters}${what}`, [cluster]);
+      return;
+    }
+    if (o.kind === 'ExternalSecret') {
+      // How a member gets the leader token: a reference only, never the value.
+      const what = o.change === 'changed' ? `: ${fieldSummary(o.fields)}` : '';
+      acc.add('clusterset', `token reference ExternalSecret ${objName(o)} ${v} {clusters}${what}`, [cluster]);
+      return;
+    }
+    if (o.kind === 'Namespace') {
+      acc.add('namespaces', `Namespace ${o.name} ${v} {clusters}`, [cluster]);
+      return;
+    }
+    if (o.kind === 'CustomResourceDefinition') {
+      acc.add(
+        'crds',
+        `CRD ${o.name} ${v} {clusters}${o.change === 'changed' ? ` (${o.fields.length} fields)` : ''}`,
+        [cluster],
+      );
+      return;
+    }
+    if (
+      cluster === leader &&
+      ['ServiceAccount', 'Role', 'RoleBinding', 'Secret', 'ConfigMap'].includes(o.kind)
+    ) {
+      acc.add(
+        'leader',
+        `${o.kind} ${objName(o)} ${v} {clusters}${o.change === 'changed' ? `: ${fieldSummary(o.fields)}` : ''}`,
+        [cluster],
+      );
+      return;
+    }
+    acc.add(
+      'other',
+      `${o.kind} ${objName(o)} ${v} {clusters}${o.change === 'changed' ? `: ${fieldSummary(o.fields)}` : ''}`,
+      [cluster],
+    );
+  }
+
+  const names = sorted(new Set([...fb.exports.keys(), ...fa.exports.keys()]));
+  const exports: ExportedService[] = names.map((service) => {
+    const was = fb.exports.get(service) ?? new Set<string>();
+    const is = fa.exports.get(service) ?? new Set<string>();
+    return {
+      service,
+      exporters: sorted(new Set([...was, ...is])).map((cluster) => ({
+        cluster,
+        change: was.has(cluster) && is.has(cluster) ? 'same' : is.has(cluster) ? 'added' : 'removed',
+      })),
+    };
+  });
+
+  return {
+    ...(leader !== undefined ? { leader } : {}),
+    membersBefore,
+    membersAfter,
+    clusters: diff.clustersAfter,
+    touched: sorted(diff.bundles.flatMap((b) => (b.cluster !== undefined ? [b.cluster] : []))),
+    delivery: sorted(diff.bundles.filter((b) => b.type === 'delivery').map((b) => b.bundle)),
+    items: acc.done(memberSets),
+    exports,
+    networks: Object.fromEntries(
+      sorted(new Set([...fb.networks.keys(), ...fa.networks.keys()])).map((c) => [
+        c,
+        (fa.networks.get(c) ?? fb.networks.get(c))!,
+      ]),
+    ),
+  };
+}
+
+/** Delivery folders (Argo CD, Flux, …): what is added, changed and removed, by kind and name. */
+function describeDelivery(b: BundleDiff, acc: Accumulator): void {
+  for (const change of ['added', 'changed', 'removed'] as const) {
+    const objs = b.objects.filter((o) => o.change === change);
+    if (objs.length === 0) continue;
+    const names = objs.map(
+      (o) =>
+        `${o.kind} ${objName(o)}${change === 'changed' && objs.length <= 3 ? `: ${fieldSummary(o.fields, '', 2)}` : ''}`,
+    );
+    const shown =
+      names.length > 5 ? `${names.slice(0, 5).join(', ')} and ${names.length - 5} more` : names.join(', ');
+    acc.add('delivery', `${b.bundle}/: ${objs.length} ${change} (${shown})`, []);
+  }
+  const files = b.files.filter((f) => !f.file.endsWith('kustomization.yaml'));
+  if (b.objects.length === 0 && files.length > 0)
+    acc.add('delivery', `${b.bundle}/: ${files.map((f) => `${f.file} ${f.change}`).join(', ')}`, []);
+}

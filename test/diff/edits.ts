@@ -1,0 +1,66 @@
+/**
+ * Typical edits of a ClusterSet for the diff tests: each starts from `policiesModel` (leader `hub`,
+ * members `east` and `west`, `shop/cart` exported from both, a baseline policy, a stretched policy
+ * on `east`) and changes one thing, as a pull request would.
+ */
+import type { ClusterSetProps } from '../../lib/model';
+import { cluster, policiesModel, service, type ModelDraft } from '../helpers/models';
+
+/** One edit: its name (also the golden folder) and what it does to a fresh base model. */
+export interface Edit {
+  readonly name: string;
+  readonly edit: (m: ModelDraft) => void;
+  /** The clusters whose bundles the edit must touch, sorted. */
+  readonly touched: readonly string[];
+}
+
+export const EDITS: readonly Edit[] = [
+  {
+    name: 'add-member',
+    edit: (m) => {
+      m.clusters.push(cluster('north', 3));
+      m.members.push('north');
+    },
+    touched: ['hub', 'north'],
+  },
+  {
+    name: 'export-service',
+    edit: (m) => {
+      m.services!.push(service('web', 'frontend', ['east'], [{ name: 'https', port: 443 }]));
+    },
+    touched: ['east', 'hub', 'west'],
+  },
+  {
+    name: 'change-port',
+    edit: (m) => {
+      m.services![0]!.ports[0]!.port = 9090;
+    },
+    touched: ['hub'],
+  },
+  {
+    name: 'remove-baseline-policy',
+    edit: (m) => {
+      m.baselinePolicies = [];
+    },
+    touched: ['east', 'hub', 'west'],
+  },
+  {
+    name: 'stretched-peers',
+    edit: (m) => {
+      const rule = m.stretchedPolicies![0]!.ingress![0]!;
+      rule.from!.push({
+        scope: 'ClusterSet',
+        podSelector: { matchLabels: { app: 'frontend' } },
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'web' } },
+      });
+    },
+    touched: ['east'],
+  },
+];
+
+/** The base model and the edited one, both fresh. */
+export function beforeAfter(e: Edit): { before: ClusterSetProps; after: ClusterSetProps } {
+  const after = policiesModel();
+  e.edit(after);
+  return { before: policiesModel() as ClusterSetProps, after: after as ClusterSetProps };
+}

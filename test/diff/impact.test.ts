@@ -1,0 +1,178 @@
+/**
+ * The impact summary and the output forms on whole compiled ClusterSets: reordering the model
+ * changes nothing, the summary says what an edit means, and the markdown comment stays under
+ * GitHub's limit with a fleet-wide change while keeping the whole summary.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { synthetic } from '../../bench/synth/model';
+import { compile } from '../../lib/compile';
+import {
+  GITHUB_COMMENT_LIMIT,
+  diffTrees,
+  formatJson,
+  formatMarkdown,
+  formatSummaryText,
+  formatText,
+  impact,
+} from '../../lib/diff';
+import type { ClusterSetProps } from '../../lib/model';
+import { dumpYaml } from '../../lib/yaml';
+import { policiesModel } from '../helpers/models';
+
+const LABELS = { before: 'out/', after: 'clusterset.ts' };
+
+function files(model: unknown): ReadonlyMap<string, string> {
+  const r = compile(model);
+  assert.equal(r.diagnostics, []);
+  return r.files;
+}
+
+test('GIVEN the same model listed in another order WHEN diffed THEN it reports no changes', () => {
+  const a = policiesModel();
+  const b = policiesModel();
+  b.clusters.reverse();
+  b.members.reverse();
+  b.tiers!.reverse();
+  b.services![0]!.exportedFrom.reverse();
+  const d = diffTrees(files(a), files(b));
+  const i = impact(files(a), files(b), d);
+  assert.equal(d.bundles, []);
+  assert.is(formatText(d, i, LABELS), 'No changes: clusterset.ts renders exactly out/.\n');
+  assert.match(formatMarkdown(d, i, LABELS), /^### clusterset diff: no changes\n/);
+  assert.is(JSON.parse(formatJson(d, i, LABELS)).changed, false);
+  assert.is(formatSummaryText(d, i), '');
+});
+
+test('GIVEN a member that leaves THEN the summary names it, its identity and its bundle', () => {
+  const a = policiesModel();
+  const b = policiesModel();
+  b.members = ['east'];
+  b.services![0]!.exportedFrom = ['east'];
+  const before = files(a);
+  const after = files(b);
+  const i = impact(before, after);
+  const text = i.items.map((x) => x.text);
+  assert.ok(
+    text.some((t) =>
+      /^member west leaves: removed ServiceAccount, RoleBinding and token Secret member-west in hub; removed bundle clusters\/west/.test(
+        t,
+      ),
+    ),
+    text.join('\n'),
+  );
+  assert.ok(text.includes('Service shop/cart is no longer exported from west'), text.join('\n'));
+  assert.equal(i.membersBefore, ['east', 'west']);
+  assert.equal(i.membersAfter, ['east']);
+  const graph = formatMarkdown(diffTrees(before, after), i, LABELS);
+  assert.match(graph, 'c_east -.->|"- shop/cart"| c_west');
+  assert.match(graph, 'c_west["west (not a member)"]');
+});
+
+test('GIVEN a baseline policy rule changes THEN the summary says what changed in every member', () => {
+  const a = policiesModel();
+  const b = policiesModel();
+  const p = b.baselinePolicies![0]!;
+  p.priority = 11;
+  p.ingress![1]!.action = 'Reject';
+  p.ingress!.push({
+    name: 'allow-web',
+    action: 'Allow',
+    from: [{ podSelector: { matchLabels: { app: 'web' } } }],
+  });
+  const i = impact(files(a), files(b));
+  assert.equal(
+    i.items.map((x) => x.text),
+    [
+      'baseline policy guard-rails changes in both members (east, west): priority 10 → 11; rule drop-rest: Drop → Reject; now admits pods app=web (rule allow-web)',
+    ],
+  );
+});
+
+test('GIVEN a stretched policy that loses a ClusterSet peer THEN the summary says whom it no longer admits', () => {
+  const a = policiesModel();
+  const b = policiesModel();
+  b.stretchedPolicies![0]!.ingress![0]!.from = [{ podSelector: { matchLabels: { app: 'web' } } }];
+  const i = impact(files(a), files(b));
+  assert.equal(
+    i.items.map((x) => x.text),
+    [
+      'stretched policy cart-stretched in east: no longer admits pods app=web from every cluster (rule from-web)',
+      'stretched policy cart-stretched in east: now admits pods app=web (rule from-web)',
+    ],
+  );
+});
+
+test('GIVEN a fleet-wide change WHEN rendered as markdown THEN it stays under the limit, keeps the summary and says what was cut', () => {
+  const big = synthetic(30, 600);
+  const changed = JSON.parse(JSON.stringify(big)) as { services: { ports: { port: number }[] }[] };
+  for (const s of changed.services) s.ports[0]!.port += 1;
+  const before = files(big);
+  const after = files(changed);
+  const d = diffTrees(before, after);
+  const i = impact(before, after, d);
+  const md = formatMarkdown(d, i, LABELS);
+  assert.ok(md.length <= GITHUB_COMMENT_LIMIT, `${md.length} characters`);
+  assert.match(md, /^### clusterset diff: 1 of 30 clusters touched/);
+  assert.match(md, /- … and 588 more Service changes \(--format json lists them all\)/);
+  assert.match(md, /#### Impact[\s\S]*#### Per bundle[\s\S]*#### Details/);
+  assert.match(
+    md,
+    /_Details cut to stay under GitHub's 65,536-character comment limit: part of clusters\/leader \(\d+ of 601 entries\) not shown/,
+  );
+
+  const all = formatMarkdown(diffTrees(new Map(), after), impact(new Map(), after), LABELS);
+  assert.ok(all.length <= GITHUB_COMMENT_LIMIT, `${all.length} characters`);
+  assert.match(all, /^### clusterset diff: 30 of 30 clusters touched/);
+  assert.match(all, /Details cut .*\d+ bundles \(/);
+  assert.match(all, /_812 flows between clusters change: too many to draw; the summary above lists them\._/);
+  assert.match(md, /_No flow between clusters changes; the ClusterSet is too big to draw whole\._/);
+});
+
+test('GIVEN delivery objects and token references THEN the summary names them and their bundles', () => {
+  const before = files(policiesModel());
+  const after = new Map(before);
+  after.set(
+    'argocd/apps/Application.east.yaml',
+    dumpYaml({
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Application',
+      metadata: { name: 'east', namespace: 'argocd' },
+    }),
+  );
+  for (const c of ['east', 'west'])
+    after.set(
+      `clusters/${c}/kube-system/ExternalSecret.antrea-mc-leader-token.yaml`,
+      dumpYaml({
+        apiVersion: 'external-secrets.io/v1',
+        kind: 'ExternalSecret',
+        metadata: { name: 'antrea-mc-leader-token', namespace: 'kube-system' },
+      }),
+    );
+  const i = impact(before, after);
+  assert.equal(
+    i.items.map((x) => x.text),
+    [
+      'token reference ExternalSecret kube-system/antrea-mc-leader-token added in both members',
+      'argocd/: 1 added (Application argocd/east)',
+    ],
+  );
+  assert.equal(i.touched, ['east', 'west']);
+  assert.equal(i.delivery, ['argocd']);
+  assert.match(formatText(diffTrees(before, after), i, LABELS), /; delivery: argocd\/\n/);
+});
+
+test('GIVEN names with Mermaid syntax in them THEN labels are escaped and IDs stay plain', () => {
+  const m = policiesModel() as ClusterSetProps;
+  const i = impact(new Map(), files(m));
+  const odd = {
+    ...i,
+    membersAfter: ['x y', 'z'],
+    exports: [{ service: 'a"b<c>#d', exporters: [{ cluster: 'x y', change: 'added' as const }] }],
+  };
+  const md = formatMarkdown(diffTrees(new Map(), files(m)), odd, LABELS);
+  assert.match(md, 'c_x_20_y ==>|"+ a#34;b#60;c#62;#35;d"| c_z');
+  assert.match(md, 'c_x_20_y["x y"]');
+});
+
+test.run();
