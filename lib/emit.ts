@@ -69,19 +69,21 @@ function checkStringMap(
 }
 
 /**
- * A folder of objects outside the cluster bundles (delivery objects): one object per file at
- * `<folder>/<Kind>.<name>.yaml`, in the same total order, and a `kustomization.yaml` listing them.
+ * Emits one folder of objects (a cluster bundle or a delivery folder): one file per object at
+ * `<folder>/<relOf(o)>`, in the documented total order, a collision check, and a
+ * `kustomization.yaml` listing the files. Returns how many objects were emitted.
  */
-function emitFolder(
+function emitObjects(
   folder: string,
   unordered: readonly K8sObject[],
+  relOf: (o: K8sObject) => string,
   files: Map<string, string>,
   diagnostics: Diagnostic[],
-): void {
-  const resources: string[] = [];
+): number {
   const seen = new Map<string, K8sObject>();
+  const resources: string[] = [];
   for (const o of [...unordered].sort(compareObjects)) {
-    const rel = `${o.kind}.${o.metadata.name}.yaml`;
+    const rel = relOf(o);
     const where = `${folder}/${rel}`;
     const prior = seen.get(rel);
     if (prior) {
@@ -103,6 +105,21 @@ function emitFolder(
     `${folder}/kustomization.yaml`,
     dumpYaml({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources }),
   );
+  return unordered.length;
+}
+
+/** `<Kind>.<name>.yaml`, with the group in it for kinds that two API groups of the bundle share. */
+function bundlePaths(objects: readonly K8sObject[]): (o: K8sObject) => string {
+  const groupsByKind = new Map<string, Set<string>>();
+  for (const o of objects) {
+    const s = groupsByKind.get(o.kind) ?? new Set<string>();
+    s.add(group(o));
+    groupsByKind.set(o.kind, s);
+  }
+  return (o) => {
+    const kindPart = (groupsByKind.get(o.kind)?.size ?? 0) > 1 ? `${o.kind}.${group(o) || 'core'}` : o.kind;
+    return `${o.metadata.namespace ?? '_cluster'}/${kindPart}.${o.metadata.name}.yaml`;
+  };
 }
 
 export function emit(bundles: Bundles, delivery: DeliveryFolders = new Map()): Emitted {
@@ -112,43 +129,16 @@ export function emit(bundles: Bundles, delivery: DeliveryFolders = new Map()): E
   const clusterIds = [...bundles.keys()].sort(cmp);
 
   for (const clusterId of clusterIds) {
-    const objects = [...(bundles.get(clusterId) ?? [])].sort(compareObjects);
-    objectCounts.set(clusterId, objects.length);
-    const groupsByKind = new Map<string, Set<string>>();
-    for (const o of objects) {
-      const s = groupsByKind.get(o.kind) ?? new Set<string>();
-      s.add(group(o));
-      groupsByKind.set(o.kind, s);
-    }
-    const seen = new Map<string, K8sObject>();
-    const resources: string[] = [];
-    for (const o of objects) {
-      const kindPart = (groupsByKind.get(o.kind)?.size ?? 0) > 1 ? `${o.kind}.${group(o) || 'core'}` : o.kind;
-      const rel = `${o.metadata.namespace ?? '_cluster'}/${kindPart}.${o.metadata.name}.yaml`;
-      const where = `clusters/${clusterId}/${rel}`;
-      const prior = seen.get(rel);
-      if (prior) {
-        diagnostics.push({
-          rule: 'output-path-collision',
-          path: where,
-          message: `${prior.apiVersion} ${prior.kind} and ${o.apiVersion} ${o.kind} "${o.metadata.name}" would both be written to ${where}`,
-          fix: 'rename one of the two objects in the model',
-        });
-        continue;
-      }
-      seen.set(rel, o);
-      checkStringMap(o, 'labels', where, diagnostics);
-      checkStringMap(o, 'annotations', where, diagnostics);
-      files.set(where, dumpYaml(o));
-      resources.push(rel);
-    }
-    files.set(
-      `clusters/${clusterId}/kustomization.yaml`,
-      dumpYaml({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources }),
+    const objects = bundles.get(clusterId) ?? [];
+    objectCounts.set(
+      clusterId,
+      emitObjects(`clusters/${clusterId}`, objects, bundlePaths(objects), files, diagnostics),
     );
   }
+  // Delivery objects live outside the bundles, one folder each, named `<Kind>.<name>.yaml`.
   for (const folder of [...delivery.keys()].sort(cmp)) {
-    emitFolder(folder, delivery.get(folder) ?? [], files, diagnostics);
+    const objects = delivery.get(folder) ?? [];
+    emitObjects(folder, objects, (o) => `${o.kind}.${o.metadata.name}.yaml`, files, diagnostics);
   }
   const index = [...files.keys()];
   files.set(

@@ -14,12 +14,10 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CommandModule } from 'yargs';
-import { compile } from '../compile';
-import { formatDiagnostic } from '../diagnostics';
 import type { DiffFormat } from '../diff';
 import { diffTrees, formatDiff, formatSummaryText, impact, isEmpty } from '../diff';
 import { INDEX_FILE } from '../emit';
-import { loadModel } from '../load';
+import { compileModelFile } from './model';
 
 /** An out/ tree read from disk or git, and what was read, for the user. */
 export interface OutTree {
@@ -178,23 +176,9 @@ export const diffCommand: CommandModule<object, DiffArgs> = {
         describe: 'exit 1 when something differs, 0 when nothing does',
       }),
   handler: (a) => {
-    let input: unknown;
-    try {
-      input = loadModel(a.model);
-    } catch (e) {
-      process.stderr.write(`clusterset: cannot load ${a.model}: ${(e as Error).message}\n`);
-      process.exitCode = 2;
-      return;
-    }
-    const r = compile(input);
-    if (r.diagnostics.length > 0) {
-      process.stderr.write(
-        `clusterset: ${r.diagnostics.length} problem${r.diagnostics.length === 1 ? '' : 's'} in ${a.model}; nothing was compared:\n`,
-      );
-      for (const d of r.diagnostics) process.stderr.write(`  ${formatDiagnostic(d)}\n`);
-      process.exitCode = 2;
-      return;
-    }
+    // Exit 2 when nothing could be compared, so that 1 (with --exit-code) always means changes.
+    const r = compileModelFile(a.model, { consequence: 'nothing was compared', problemExit: 2 });
+    if (!r) return;
     const label = `${a.out.replace(/\/+$/, '')}/`;
     let before: OutTree;
     try {

@@ -7,34 +7,8 @@
  * plan: rendering and validating the bundles adds nothing to an explanation of the model.
  */
 import type { CommandModule } from 'yargs';
-import { checkModel } from '../check';
-import { formatDiagnostic } from '../diagnostics';
 import { explain, formatReport, UnknownClusterError, type ExplainFormat } from '../explain';
-import { loadModel } from '../load';
-import type { ClusterSetProps } from '../model';
-import { plan as makePlan, type Plan } from '../plan';
-
-/** The checked model's plan, or undefined after printing why not (exit 2: unreadable, 1: invalid). */
-export function loadPlan(model: string): Plan | undefined {
-  let input: unknown;
-  try {
-    input = loadModel(model);
-  } catch (e) {
-    process.stderr.write(`clusterset: cannot load ${model}: ${(e as Error).message}\n`);
-    process.exitCode = 2;
-    return undefined;
-  }
-  const diagnostics = checkModel(input);
-  if (diagnostics.length > 0) {
-    process.stderr.write(
-      `clusterset: ${diagnostics.length} problem${diagnostics.length === 1 ? '' : 's'} in ${model}; nothing to explain:\n`,
-    );
-    for (const d of diagnostics) process.stderr.write(`  ${formatDiagnostic(d)}\n`);
-    process.exitCode = 1;
-    return undefined;
-  }
-  return makePlan(input as ClusterSetProps);
-}
+import { planModelFile } from './model';
 
 interface ExplainArgs {
   model: string;
@@ -60,7 +34,7 @@ export const explainCommand: CommandModule<object, ExplainArgs> = {
         describe: 'output format',
       }) as never,
   handler: (a) => {
-    const plan = loadPlan(a.model);
+    const plan = planModelFile(a.model, { consequence: 'nothing to explain' });
     if (!plan) return;
     try {
       const report = explain(plan, a.cluster === undefined ? {} : { cluster: a.cluster });

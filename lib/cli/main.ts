@@ -7,13 +7,11 @@ import * as path from 'node:path';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import type { CompileResult } from '../compile';
-import { compile } from '../compile';
-import { formatDiagnostic } from '../diagnostics';
-import { loadModel } from '../load';
 import { diffCommand, staleSummary } from './diff';
 import { explainCommand } from './explain';
 import { initCommand } from './init';
 import { tokenCommand } from './token';
+import { compileModelFile } from './model';
 import { planWrite, writeOut } from './write';
 
 function progress(enabled: boolean): (stage: string) => void {
@@ -23,30 +21,10 @@ function progress(enabled: boolean): (stage: string) => void {
   };
 }
 
-function compileFile(model: string, showProgress: boolean): CompileResult | undefined {
-  let input: unknown;
-  try {
-    input = loadModel(model);
-  } catch (e) {
-    process.stderr.write(`clusterset: cannot load ${model}: ${(e as Error).message}\n`);
-    process.exitCode = 2;
-    return undefined;
-  }
-  const result = compile(input, progress(showProgress));
-  if (result.diagnostics.length > 0) {
-    process.stderr.write(
-      `clusterset: ${result.diagnostics.length} problem${result.diagnostics.length === 1 ? '' : 's'} in ${model}; nothing was written:\n`,
-    );
-    for (const d of result.diagnostics) process.stderr.write(`  ${formatDiagnostic(d)}\n`);
-    process.exitCode = 1;
-    return undefined;
-  }
-  return result;
-}
-
 function summary(r: CompileResult): string {
   const objects = [...r.objectCounts.values()].reduce((a, b) => a + b, 0);
-  return `${r.objectCounts.size} clusters, ${objects} objects`;
+  const delivery = [...(r.delivery?.values() ?? [])].reduce((a, b) => a + b.length, 0);
+  return `${r.objectCounts.size} clusters, ${objects} objects${delivery > 0 ? ` (+${delivery} delivery objects)` : ''}`;
 }
 
 export async function main(argv: string[]): Promise<void> {
@@ -74,7 +52,10 @@ export async function main(argv: string[]): Promise<void> {
             describe: 'write nothing; exit 1 if the output directory is stale',
           }),
       (a) => {
-        const r = compileFile(a.model, a.progress);
+        const r = compileModelFile(a.model, {
+          consequence: 'nothing was written',
+          onStage: progress(a.progress),
+        });
         if (!r) return;
         const outDir = path.resolve(a.out);
         if (a.check) {
@@ -103,7 +84,10 @@ export async function main(argv: string[]): Promise<void> {
       'check the model and the rendered output without writing anything',
       (y) => y.positional('model', { type: 'string', default: 'clusterset.ts' }),
       (a) => {
-        const r = compileFile(a.model, a.progress);
+        const r = compileModelFile(a.model, {
+          consequence: 'nothing was checked',
+          onStage: progress(a.progress),
+        });
         if (r) process.stdout.write(`${a.model} is valid: ${summary(r)}, ${r.files.size} files.\n`);
       },
     )

@@ -4,10 +4,8 @@
  * lib/token.ts. It prints what it did, never the token.
  */
 import type { Argv, CommandModule } from 'yargs';
-import { compile } from '../compile';
-import { formatDiagnostic } from '../diagnostics';
-import { loadModel } from '../load';
 import { copyMemberToken, describeCopy, TokenError } from '../token';
+import { planModelFile } from './model';
 
 interface TokenArgs {
   member: string;
@@ -44,24 +42,11 @@ export const tokenCommand: CommandModule<object, TokenArgs> = {
         describe: "seconds to wait for the leader's token controller to fill the Secret",
       }) as unknown as Argv<TokenArgs>,
   handler: async (a) => {
-    let input: unknown;
-    try {
-      input = loadModel(a.model);
-    } catch (e) {
-      process.stderr.write(`clusterset: cannot load ${a.model}: ${(e as Error).message}\n`);
-      process.exitCode = 2;
-      return;
-    }
-    const r = compile(input);
-    if (!r.plan || r.diagnostics.length > 0) {
-      process.stderr.write(`clusterset: ${a.model} has problems; fix them first:\n`);
-      for (const d of r.diagnostics) process.stderr.write(`  ${formatDiagnostic(d)}\n`);
-      process.exitCode = 1;
-      return;
-    }
+    const plan = planModelFile(a.model, { consequence: 'nothing was copied' });
+    if (!plan) return;
     try {
       const result = await copyMemberToken({
-        plan: r.plan,
+        plan,
         member: a.member,
         leader: { kubeconfig: a['leader-kubeconfig'], context: a['leader-context'] },
         memberCluster: { kubeconfig: a['member-kubeconfig'], context: a['member-context'] },
