@@ -28,22 +28,10 @@ import { request, startClusters, stopAll } from '../kube/cluster';
 import type { BundleObject } from '../kube/apply';
 import { applyBundle, applyObject, notStoredAsApplied, readBack } from '../kube/apply';
 import { eventually } from '../kube/wait';
+import { ANTREA_MEMBER_CRDS } from './crds';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const CASES = path.join(ROOT, 'test', 'cases');
-
-/** CRDs that Antrea's member manifest installs, which member bundles use. */
-const ANTREA_MEMBER_CRDS = [
-  'multicluster.crd.antrea.io_clustersets.yaml',
-  'multicluster.x-k8s.io_serviceexports.yaml',
-  'multicluster.x-k8s.io_serviceimports.yaml',
-  'multicluster.crd.antrea.io_clusterinfoimports.yaml',
-  'multicluster.crd.antrea.io_labelidentities.yaml',
-  'multicluster.crd.antrea.io_gateways.yaml',
-  'multicluster.crd.antrea.io_clusterclaims.yaml',
-  'crd.antrea.io_tiers.yaml',
-  'crd.antrea.io_clusternetworkpolicies.yaml',
-];
 
 /** CRDs of External Secrets, which a member must run when the model delivers its token that way. */
 const EXTERNAL_SECRETS_CRDS = [

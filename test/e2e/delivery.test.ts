@@ -28,22 +28,11 @@ import type { ApplyResult, BundleObject, KubeObject } from '../kube/apply';
 import { applyBundle, applyObject, loadBundle, notStoredAsApplied, readBack } from '../kube/apply';
 import { eventually } from '../kube/wait';
 import type { K8sObject } from '../../lib/render';
+import { ANTREA_MEMBER_CRDS } from './crds';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const CASE = 'dual-role';
 const EXPECTED = path.join(ROOT, 'test', 'cases', CASE, 'expected');
-
-/** CRDs Antrea's member manifest installs and member bundles use (as in bundles.test.ts). */
-const ANTREA_MEMBER_CRDS = [
-  'multicluster.crd.antrea.io_clustersets.yaml',
-  'multicluster.x-k8s.io_serviceexports.yaml',
-  'multicluster.x-k8s.io_serviceimports.yaml',
-  'multicluster.crd.antrea.io_clusterinfoimports.yaml',
-  'multicluster.crd.antrea.io_labelidentities.yaml',
-  'multicluster.crd.antrea.io_gateways.yaml',
-  'crd.antrea.io_tiers.yaml',
-  'crd.antrea.io_clusternetworkpolicies.yaml',
-];
 
 /** The CRDs Argo CD and Flux install in the management cluster. */
 const DELIVERY_CRDS = [
