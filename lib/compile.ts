@@ -44,7 +44,10 @@ export function compile(input: unknown, onStage: (stage: string) => void = () =>
   if (modelDiagnostics.length > 0)
     return { files: EMPTY, diagnostics: modelDiagnostics, objectCounts: EMPTY, timings };
   const plan = time('plan', () => makePlan(input as ClusterSetProps));
-  const [bundles, delivery] = time('render', () => [render(plan), renderDelivery(plan)] as const);
+  const [bundles, delivery] = time('render', () => {
+    const b = render(plan);
+    return [b, renderDelivery(plan, b)] as const;
+  });
   const outputDiagnostics = time('validate', () => [
     ...validateBundles(bundles),
     ...validateDelivery(delivery),

@@ -224,9 +224,12 @@ Every pull request gets a comment with the per-cluster effect of the change (${W
 Argo CD and Flux run in the management cluster named in \`delivery\`. Bootstrap one of them, once:
 
 \`\`\`sh
-kubectl apply -k out/argocd   # the root Application; it creates one Application per cluster
+kubectl apply -k out/argocd   # the AppProject and root Application; it creates one Application per cluster
 kubectl apply -k out/flux     # or: the GitRepository and one Kustomization per cluster
 \`\`\`
+
+Re-run the Argo CD command when a change adds a cluster or a kind: the AppProject permits only what
+the bundles hold, and it is never synced from git.
 
 Flux reaches the other clusters through kubeconfig Secrets named \`<cluster>-kubeconfig\` in
 \`flux-system\`; create them by hand, they never go into git.

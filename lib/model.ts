@@ -461,7 +461,14 @@ export interface ArgoCdDeliveryProps {
   /** Namespace Argo CD runs in; the Applications live there. @default 'argocd' */
   readonly namespace?: string;
 
-  /** The Argo CD AppProject of every Application. @default 'default' */
+  /**
+   * An existing Argo CD AppProject to put every Application in; none is rendered. Unset, an
+   * AppProject named the ClusterSet ID is rendered next to the root Application in `out/argocd/`,
+   * permitting only what the ClusterSet needs: the `repoURL` as source, the delivered clusters (and
+   * the Argo CD namespace, for the root Application's children) as destinations, and exactly the
+   * kinds the bundles hold. `'default'` keeps Argo CD's permissive built-in project.
+   * @default - an AppProject named the ClusterSet ID is rendered and used
+   */
   readonly project?: string;
 
   /**

@@ -83,7 +83,10 @@ export interface PlannedExternalSecrets {
 /** Argo CD delivery, defaults applied. */
 export interface PlannedArgoCd {
   readonly namespace: string;
+  /** The AppProject of every Application: `argocd.project`, or the ClusterSet ID when rendered. */
   readonly project: string;
+  /** Whether the AppProject is rendered (no `argocd.project` in the model) or exists already. */
+  readonly renderProject: boolean;
   readonly destinationBy: 'server' | 'name';
   readonly prune: boolean;
   readonly selfHeal: boolean;
@@ -223,7 +226,11 @@ function normalisePath(p: string): string {
   return p.replace(/^(\.\/)+/, '').replace(/\/+$/, '') || '.';
 }
 
-function planDelivery(d: DeliveryProps, clusters: readonly PlannedCluster[]): PlannedDelivery {
+function planDelivery(
+  d: DeliveryProps,
+  clusters: readonly PlannedCluster[],
+  clusterSetId: string,
+): PlannedDelivery {
   const { argocd, flux } = d;
   const remote = clusters
     .filter((c) => (c.isLeader || c.isMember) && c.id !== d.managementCluster)
@@ -238,7 +245,8 @@ function planDelivery(d: DeliveryProps, clusters: readonly PlannedCluster[]): Pl
         ? undefined
         : {
             namespace: argocd?.namespace ?? DEFAULT_ARGOCD_NAMESPACE,
-            project: argocd?.project ?? 'default',
+            project: argocd?.project ?? clusterSetId,
+            renderProject: argocd?.project === undefined,
             destinationBy: argocd?.destinationBy ?? 'server',
             prune: argocd?.prune ?? true,
             selfHeal: argocd?.selfHeal ?? true,
@@ -313,7 +321,7 @@ export function plan(model: ClusterSetProps): Plan {
           ),
       ),
     ].sort(cmp),
-    delivery: model.delivery ? planDelivery(model.delivery, clusters) : undefined,
+    delivery: model.delivery ? planDelivery(model.delivery, clusters, model.clusterSetId) : undefined,
     exportsByMember,
     stretchedByMember,
   };

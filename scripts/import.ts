@@ -28,6 +28,7 @@ export const IMPORTS: Readonly<Record<string, string>> = {
   clusternetworkpolicy: 'crd.antrea.io_clusternetworkpolicies.yaml',
   tier: 'crd.antrea.io_tiers.yaml',
   application: 'argoproj.io_applications.yaml',
+  appproject: 'argoproj.io_appprojects.yaml',
   gitrepository: 'source.toolkit.fluxcd.io_gitrepositories.yaml',
   kustomization: 'kustomize.toolkit.fluxcd.io_kustomizations.yaml',
   clusterproperty: 'about.k8s.io_clusterproperties.yaml',

@@ -1349,6 +1349,21 @@ const deliveryRules: readonly Rule[] = [
     },
   ),
   rule(
+    'delivery-argocd-project-default',
+    'A rendered Argo CD AppProject is not named "default".',
+    'Without delivery.argocd.project, an AppProject named the ClusterSet ID is rendered; one named "default" ' +
+      "would replace Argo CD's built-in project, which other Applications of that Argo CD may rely on.",
+    (m, report) => {
+      const x = deliveryOf(m);
+      if (!x?.argocd || x.argocd.project !== undefined || str(m.clusterSetId) !== 'default') return;
+      report(
+        'delivery.argocd',
+        `the AppProject rendered for ClusterSet ${quote('default')} would be named ${quote('default')}, Argo CD's built-in project`,
+        `set delivery.argocd.project to ${quote('default')} to use the built-in project as it is, or give the ClusterSet another ID`,
+      );
+    },
+  ),
+  rule(
     'delivery-kubeconfig-cluster',
     'Flux kubeconfig Secrets are named only for delivered clusters other than the management cluster.',
     'Flux reaches the management cluster in-cluster and never reads a kubeconfig for it; a Secret named for a ' +

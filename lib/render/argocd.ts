@@ -52,7 +52,8 @@ export function repoPath(d: PlannedDelivery, rel: string): string {
   return d.path === '.' ? rel : `${d.path}/${rel}`;
 }
 
-function destination(
+/** Where Argo CD reaches cluster `c`: in-cluster for the management cluster, else as `destinationBy` says. */
+export function argoCdDestination(
   d: PlannedDelivery,
   a: PlannedArgoCd,
   c: PlannedCluster,
@@ -112,7 +113,7 @@ export function renderClusterApplication(
     spec: {
       project: a.project,
       source: { repoUrl: d.repoURL, targetRevision: d.branch, path: repoPath(d, `clusters/${c.id}`) },
-      destination: destination(d, a, c),
+      destination: argoCdDestination(d, a, c),
       syncPolicy: { automated: automated(a), syncOptions: clusterSyncOptions(a.prune) },
       ignoreDifferences: ignoreDifferences(plan, c),
     },

@@ -3,13 +3,16 @@
  * where Argo CD and Flux run, and are applied there once by hand (bootstrap), then from git.
  *
  * Folders (relative to out/):
- * - `argocd/`: the root Application (`kubectl apply -k out/argocd` bootstraps it);
+ * - `argocd/`: the root Application and, unless `delivery.argocd.project` names an existing one,
+ *   the AppProject of every Application (`kubectl apply -k out/argocd` bootstraps both; the project
+ *   exists before the root Application syncs);
  * - `argocd/apps/`: one Application per cluster, the root Application's source;
  * - `flux/`: the GitRepository, the root Kustomization and one Kustomization per cluster
  *   (`kubectl apply -k out/flux` bootstraps them).
  */
 import { ApiObject, App, Chart } from 'cdk8s';
 import type { Plan } from '../plan';
+import { renderAppProject } from './appproject';
 import { ARGOCD_APPS_FOLDER, renderClusterApplication, renderRootApplication } from './argocd';
 import {
   FLUX_FOLDER,
@@ -17,7 +20,7 @@ import {
   renderGitRepository,
   renderRootKustomization,
 } from './flux';
-import type { K8sObject } from './index';
+import type { Bundles, K8sObject } from './index';
 
 /** Delivery objects per output folder, relative to out/ (`argocd`, `argocd/apps`, `flux`). */
 export type DeliveryFolders = Map<string, K8sObject[]>;
@@ -25,8 +28,11 @@ export type DeliveryFolders = Map<string, K8sObject[]>;
 /** Folder of the root Application. */
 export const ARGOCD_FOLDER = 'argocd';
 
-/** Renders the delivery objects of the plan; none when the model has no `delivery`. Pure. */
-export function renderDelivery(plan: Plan): DeliveryFolders {
+/**
+ * Renders the delivery objects of the plan; none when the model has no `delivery`. Pure. Takes the
+ * rendered bundles because the AppProject permits exactly the kinds they hold.
+ */
+export function renderDelivery(plan: Plan, bundles: Bundles): DeliveryFolders {
   const folders: DeliveryFolders = new Map();
   const d = plan.delivery;
   if (!d) return folders;
@@ -43,7 +49,10 @@ export function renderDelivery(plan: Plan): DeliveryFolders {
   const delivered = plan.clusters.filter((c) => c.isLeader || c.isMember);
   const { argocd, flux } = d;
   if (argocd) {
-    folder(ARGOCD_FOLDER, (chart) => renderRootApplication(chart, plan, d, argocd));
+    folder(ARGOCD_FOLDER, (chart) => {
+      if (argocd.renderProject) renderAppProject(chart, plan, d, argocd, delivered, bundles);
+      renderRootApplication(chart, plan, d, argocd);
+    });
     folder(ARGOCD_APPS_FOLDER, (chart) => {
       for (const c of delivered) renderClusterApplication(chart, plan, d, argocd, c);
     });

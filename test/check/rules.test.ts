@@ -549,6 +549,16 @@ const CASES: Record<string, readonly Case[]> = {
       path: 'delivery.flux.kubeConfigKey',
     },
   ],
+  'delivery-argocd-project-default': [
+    {
+      when: 'the ClusterSet ID is "default" and no project is named, so the rendered AppProject would be "default"',
+      mutate: (m) => {
+        withDelivery(m);
+        m.clusterSetId = 'default';
+      },
+      path: 'delivery.argocd',
+    },
+  ],
   'delivery-kubeconfig-cluster': [
     {
       when: 'a kubeconfig Secret is named for the management cluster',
@@ -639,6 +649,15 @@ test('GIVEN the base model with a full, valid delivery section WHEN checked THEN
     },
   });
   assert.equal(checkModel(m), []);
+});
+
+test('GIVEN ClusterSet "default" WHEN delivery.argocd.project names a project or Argo CD is off THEN delivery-argocd-project-default is silent', () => {
+  for (const argocd of [{ project: 'default' }, { enabled: false }]) {
+    const m = baseModel();
+    m.clusterSetId = 'default';
+    withDelivery(m).argocd = argocd;
+    assert.equal(at(checkModel(m), 'delivery-argocd-project-default'), [], JSON.stringify(argocd));
+  }
 });
 
 test('GIVEN a remote leader WHEN admission.deliveryUsers names the remote identity THEN delivery-remote-leader-users is silent', () => {

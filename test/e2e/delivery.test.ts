@@ -7,7 +7,8 @@
 //    bundle must apply cleanly and read back as sent; what the API server then writes at run time
 //    in the leader (token Secret data) must be covered by the Application's ignoreDifferences, and
 //    a second sync must leave it in place.
-// 2. The management cluster gets the Argo CD Application CRD and the Flux CRDs (vendored in crds/),
+// 2. The management cluster gets the Argo CD Application and AppProject CRDs and the Flux CRDs
+//    (vendored in crds/),
 //    and every object of argocd/ and flux/ (the golden cases' and the example's out/) is applied
 //    there with server-side apply: the API server's structural schema validation accepts them and
 //    stores them as rendered; an object our validators refuse is refused by the server too.
@@ -37,6 +38,7 @@ const EXPECTED = path.join(ROOT, 'test', 'cases', CASE, 'expected');
 /** The CRDs Argo CD and Flux install in the management cluster. */
 const DELIVERY_CRDS = [
   'argoproj.io_applications.yaml',
+  'argoproj.io_appprojects.yaml',
   'source.toolkit.fluxcd.io_gitrepositories.yaml',
   'kustomize.toolkit.fluxcd.io_kustomizations.yaml',
 ];
@@ -251,7 +253,28 @@ delivery(
         assert.equal(await problemsOf(mgmt, path.relative(ROOT, f), result), []);
         seen.push(...result.applied.map((a) => a.obj.kind));
       }
-      assert.equal([...new Set(seen)].sort(), ['Application', 'GitRepository', 'Kustomization']);
+      assert.equal([...new Set(seen)].sort(), [
+        'AppProject',
+        'Application',
+        'GitRepository',
+        'Kustomization',
+      ]);
+
+      // The rendered AppProject is stored as sent, whitelists and destinations untouched.
+      const projectFile = path.join(EXPECTED, 'argocd', `AppProject.${plan.clusterSetId}.yaml`);
+      const project = readObject(projectFile);
+      const storedProject = await readBack(mgmt, project);
+      assert.ok(storedProject, 'the AppProject is stored');
+      assert.equal(storedProject.spec, project.spec, 'the AppProject spec reads back as rendered');
+      // A whitelist entry without a kind: our validator and the API server both refuse it.
+      const spec = project.spec as { clusterResourceWhitelist: { group: string; kind?: string }[] };
+      const badProject = {
+        ...project,
+        spec: { ...spec, clusterResourceWhitelist: [{ group: 'crd.antrea.io' }] },
+      };
+      assert.ok(validateObject(badProject as K8sObject, 'bad').length > 0, 'our validator refuses it');
+      const rp = await applyObject(mgmt, { file: 'bad', obj: badProject, wave: 0 }, { dryRun: true });
+      assert.ok('rejection' in rp && rp.rejection.status === 422, 'the API server refuses it');
 
       // The server refuses what our validators refuse: a GitRepository URL Flux cannot clone.
       const repoFile = path.join(EXPECTED, 'flux', `GitRepository.${plan.clusterSetId}.yaml`);

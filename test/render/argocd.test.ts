@@ -1,11 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compile } from '../../lib/compile';
-import { renderDelivery } from '../../lib/render/delivery';
+import { deliveryOf } from '../helpers/delivery';
 import { RECONCILER_FIELD_MANAGER } from '../../lib/render/reconciler';
 import type { K8sObject } from '../../lib/render';
 import { validateDelivery, validateObject } from '../../lib/validate';
-import { dualRoleModel, minimalModel, only, planOf, type ModelDraft } from '../helpers/models';
+import { dualRoleModel, minimalModel, only, type ModelDraft } from '../helpers/models';
 
 const REPO = 'https://git.example.com/platform/gitops.git';
 
@@ -16,7 +16,7 @@ function withDelivery(m: ModelDraft, extra: Partial<NonNullable<ModelDraft['deli
 }
 
 function folders(m: ModelDraft) {
-  return renderDelivery(planOf(m));
+  return deliveryOf(m);
 }
 
 function apps(m: ModelDraft): K8sObject[] {
@@ -65,7 +65,7 @@ test('GIVEN delivery WHEN rendered THEN one Application per cluster, each syncin
   for (const id of ['hub', 'east', 'west']) {
     const s = spec(only(objs, 'Application', `test-set-${id}`));
     assert.equal(s.source, { repoURL: REPO, targetRevision: 'release', path: `deploy/out/clusters/${id}` });
-    assert.is(s.project, 'default');
+    assert.is(s.project, 'test-set', 'the rendered AppProject, named the ClusterSet ID');
     assert.equal(s.syncPolicy.automated, { prune: true, selfHeal: true });
     assert.equal(s.syncPolicy.syncOptions, ['ServerSideApply=true', 'PruneLast=true']);
   }

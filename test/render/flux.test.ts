@@ -1,9 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { renderDelivery } from '../../lib/render/delivery';
+import { deliveryOf } from '../helpers/delivery';
 import type { K8sObject } from '../../lib/render';
 import { validateObject } from '../../lib/validate';
-import { dualRoleModel, minimalModel, only, planOf, type ModelDraft } from '../helpers/models';
+import { dualRoleModel, minimalModel, only, type ModelDraft } from '../helpers/models';
 
 const REPO = 'https://git.example.com/platform/gitops.git';
 
@@ -14,7 +14,7 @@ function withDelivery(m: ModelDraft, extra: Partial<NonNullable<ModelDraft['deli
 }
 
 function flux(m: ModelDraft): K8sObject[] {
-  return renderDelivery(planOf(m)).get('flux') ?? [];
+  return deliveryOf(m).get('flux') ?? [];
 }
 
 type KsSpec = {
@@ -125,7 +125,7 @@ test('GIVEN prune off WHEN rendered THEN no Kustomization prunes', () => {
 
 test('GIVEN Flux turned off WHEN rendered THEN no flux folder', () => {
   assert.equal(
-    [...renderDelivery(planOf(withDelivery(minimalModel(), { flux: { enabled: false } }))).keys()],
+    [...deliveryOf(withDelivery(minimalModel(), { flux: { enabled: false } })).keys()],
     ['argocd', 'argocd/apps'],
   );
 });
