@@ -54,18 +54,9 @@ export function compile(input: unknown, onStage: (stage: string) => void = () =>
   ]);
   const emitted: Emitted = time('emit', () => emit(bundles, delivery));
   const diagnostics = sortDiagnostics([...outputDiagnostics, ...emitted.diagnostics]);
-  if (diagnostics.length > 0)
-    return {
-      files: EMPTY,
-      diagnostics,
-      plan,
-      bundles,
-      delivery,
-      objectCounts: emitted.objectCounts,
-      timings,
-    };
   return {
-    files: emitted.files,
+    // A compile with problems writes nothing: no files, whatever was emitted.
+    files: diagnostics.length > 0 ? EMPTY : emitted.files,
     diagnostics,
     plan,
     bundles,
