@@ -29,12 +29,26 @@ function git(dir: string, args: string[]): string | undefined {
   return r.status === 0 && r.stdout.trim() !== '' ? r.stdout.trim() : undefined;
 }
 
-/** This package's version, for the dependency range the scaffold pins. */
-function ownVersion(): string {
-  const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
-    version: string;
+/**
+ * How the scaffold depends on clusterset when `--from` does not say: the way this copy was obtained.
+ * A git checkout with an https or ssh origin gives `git+<origin>#<commit>` (exactly this code); an
+ * installed package gives `^<version>`. A checkout without a shareable origin also gives the version
+ * range, with a note, since a local path would only work on this machine.
+ */
+export function ownSpec(root = path.join(__dirname, '..', '..')): { spec: string; note?: string } {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
+  const range = `^${pkg.version}`;
+  if (!fs.existsSync(path.join(root, '.git'))) return { spec: range };
+  const origin = git(root, ['remote', 'get-url', 'origin']);
+  const commit = git(root, ['rev-parse', 'HEAD']);
+  if (origin && commit && /^(https:\/\/|ssh:\/\/|git@)/.test(origin)) {
+    const url = origin.startsWith('git@') ? `ssh://${origin.replace(':', '/')}` : origin;
+    return { spec: `git+${url}#${commit}` };
+  }
+  return {
+    spec: range,
+    note: `clusterset runs from a checkout without an https or ssh origin; package.json asks for ${range}: pass --from to say where to install it from`,
   };
-  return pkg.version;
 }
 
 export const initCommand: CommandModule<object, InitArgs> = {
@@ -61,12 +75,13 @@ export const initCommand: CommandModule<object, InitArgs> = {
     const dir = path.resolve(a.dir);
     const origin = git(dir, ['remote', 'get-url', 'origin']);
     const repoURL = a['repo-url'] ?? origin ?? `https://git.example.com/platform/${path.basename(dir)}.git`;
+    const own = a.from === undefined ? ownSpec() : { spec: a.from };
     const files = scaffold({
       packageName: packageNameFrom(path.basename(dir)),
       clusterSetId: a['set-id'],
       repoURL,
       branch: a.branch ?? git(dir, ['symbolic-ref', '--short', 'HEAD']) ?? 'main',
-      clustersetSpec: a.from ?? `^${ownVersion()}`,
+      clustersetSpec: a.from ?? own.spec,
     });
     const existing = [...files.keys(), 'out'].filter((f) => fs.existsSync(path.join(dir, f)));
     if (existing.length > 0 && !a.force) {
@@ -101,6 +116,7 @@ export const initCommand: CommandModule<object, InitArgs> = {
     const lines = [
       `Scaffolded ${dir}:`,
       ...[...files.keys(), 'out/'].map((f) => `  ${f}`),
+      `package.json depends on clusterset ${own.spec}`,
       '',
       'Next:',
       '  npm install',
@@ -109,6 +125,7 @@ export const initCommand: CommandModule<object, InitArgs> = {
     if (!a['repo-url'] && !origin) {
       lines.push(`  set delivery.repoURL in ${MODEL_FILE}: no origin remote, so it is ${repoURL}`);
     }
+    if (own.note) lines.push(`  ${own.note}`);
     process.stdout.write(`${lines.join('\n')}\n`);
   },
 };

@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { ownSpec } from '../../lib/cli/init';
 import { MODEL_FILE, WORKFLOW_FILE, packageNameFrom, scaffold } from '../../lib/init';
 import { loadYaml } from '../../lib/yaml';
 
@@ -116,6 +117,25 @@ test('GIVEN an invalid ClusterSet ID WHEN init runs THEN it reports the model pa
   assert.is(r.status, 1);
   assert.match(r.stderr, /clusterSetId: .*Not_Valid/);
   assert.equal(fs.readdirSync(dir), ['.git']);
+});
+
+test('GIVEN clusterset from a git checkout WHEN init picks the dependency THEN it pins the origin and commit', () => {
+  const dir = freshRepo();
+  fs.writeFileSync(path.join(dir, 'package.json'), '{"version": "1.2.3"}');
+  assert.equal(ownSpec(dir).spec, '^1.2.3');
+  assert.match(ownSpec(dir).note ?? '', /pass --from/);
+  run(
+    'git',
+    ['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '--allow-empty', '-m', 'x'],
+    dir,
+  );
+  const sha = run('git', ['rev-parse', 'HEAD'], dir).stdout.trim();
+  run('git', ['remote', 'add', 'origin', 'git@git.example.com:platform/clusterset.git'], dir);
+  assert.equal(ownSpec(dir), { spec: `git+ssh://git@git.example.com/platform/clusterset.git#${sha}` });
+  run('git', ['remote', 'set-url', 'origin', 'https://git.example.com/platform/clusterset.git'], dir);
+  assert.equal(ownSpec(dir), { spec: `git+https://git.example.com/platform/clusterset.git#${sha}` });
+  fs.rmSync(path.join(dir, '.git'), { recursive: true });
+  assert.equal(ownSpec(dir), { spec: '^1.2.3' }, 'an installed package asks for its version');
 });
 
 test('scaffold() is deterministic and package names are valid npm names', () => {
