@@ -81,6 +81,14 @@ export function acnpImportName(policy: string): string {
   return `${policy}-antreaclusternetworkpolicy`;
 }
 
+/**
+ * `antrea-mc-<name>`: what a member's controller names what it imports, the Service of an exported
+ * Service and the ClusterNetworkPolicy of a replicated policy (common.AntreaMCSPrefix).
+ */
+export function memberImportName(name: string): string {
+  return `antrea-mc-${name}`;
+}
+
 /** `<id>-<ns>-<name>-service|endpoints`: a member's ResourceExport for a Service. */
 export function serviceExportName(
   clusterId: string,

@@ -5,6 +5,7 @@
  */
 import { cmp } from '../diagnostics';
 import type { LabelSelectorProps } from '../model';
+import { memberImportName } from '../names';
 import type { Plan, PlannedPolicy } from '../plan';
 
 /**
@@ -48,7 +49,7 @@ export function tierPriority(plan: Plan, tier: string): number {
 
 /** The ClusterNetworkPolicy name a policy has in a member. */
 export function policyObjectName(p: PlannedPolicy): string {
-  return p.kind === 'baseline' ? `antrea-mc-${p.name}` : p.name;
+  return p.kind === 'baseline' ? memberImportName(p.name) : p.name;
 }
 
 /**

@@ -12,6 +12,7 @@
  */
 import { cmp } from '../diagnostics';
 import type { EndpointIPType } from '../model';
+import { memberImportName } from '../names';
 import type { Plan, PlannedCluster } from '../plan';
 import { describeAppliedTo, policiesIn } from './policies';
 import { portLabel, reachability, tableNamespaces, type Reachability } from './reachability';
@@ -132,7 +133,7 @@ function clusterReport(plan: Plan, c: PlannedCluster): ClusterReport {
   const imports = c.isMember
     ? plan.services.map((s) => ({
         service: `${s.namespace}/${s.name}`,
-        importedAs: `${s.namespace}/antrea-mc-${s.name}`,
+        importedAs: `${s.namespace}/${memberImportName(s.name)}`,
         ports: s.ports.map(portLabel),
         from: s.exportedFrom.map((id) => {
           const e = plan.clusters.find((x) => x.id === id)!;
