@@ -3,6 +3,9 @@
  * Antrea documents (antrea-mc.md cites the code); none is derived from a construct path or a hash of
  * one. Changing a function here renames live objects: treat it as a breaking change.
  */
+import { createHash } from 'node:crypto';
+import { version as packageVersion } from '../package.json';
+
 /** Antrea's default leader namespace. */
 export const DEFAULT_LEADER_NAMESPACE = 'antrea-multicluster';
 /** Antrea's default member controller namespace. */
@@ -15,6 +18,31 @@ export const DEFAULT_MEMBER_TOKEN_SECRET = 'antrea-mc-leader-token';
 export const DEFAULT_ARGOCD_NAMESPACE = 'argocd';
 /** Namespace Flux runs in when the model names none (`flux install` uses it). */
 export const DEFAULT_FLUX_NAMESPACE = 'flux-system';
+
+/**
+ * The reconciler image when the model names none: `ghcr.io/clusterset/clusterset:<version>`, the
+ * image the repository's Dockerfile builds from this package, tagged with the version in
+ * package.json. It is read from package.json so that it follows releases: the reconciler that runs
+ * is the release whose compiler wrote its config.
+ */
+export const DEFAULT_RECONCILER_IMAGE = `ghcr.io/clusterset/clusterset:${packageVersion}`;
+/**
+ * The reconciler's name: its ServiceAccount, Role, RoleBinding, Deployment and Lease, and the field
+ * manager of every write it makes (Argo CD ignores the fields it owns, `managedFieldsManagers`).
+ */
+export const RECONCILER_NAME = 'clusterset-reconciler';
+/** The ConfigMap holding the reconciler's compiled config, and its key (lib/reconciler/config.ts). */
+export const RECONCILER_CONFIG_NAME = 'clusterset-reconciler-config';
+export const RECONCILER_CONFIG_KEY = 'config.json';
+/** Reconciler Pods when the model says nothing: one writes, the other waits on the Lease. */
+export const DEFAULT_RECONCILER_REPLICAS = 2;
+/** How long a member may stay silent before it is retired: Antrea's leader uses 24 h. */
+export const DEFAULT_RETIRE_MEMBERS_AFTER = '24h';
+/** Requests and limits of the reconciler container when the model says nothing (no CPU limit). */
+export const DEFAULT_RECONCILER_RESOURCES = {
+  requests: { cpu: '50m', memory: '192Mi' },
+  limits: { memory: '384Mi' },
+} as const;
 
 /** The Argo CD and Flux controllers, as the API server names them in their own cluster. */
 export function deliveryUsers(argocdNamespace: string, fluxNamespace: string): string[] {
@@ -131,4 +159,42 @@ export const CLUSTER_PLACEHOLDER = '{cluster}';
  */
 export function memberTokenReaderName(clusterId: string): string {
   return `${memberIdentityName(clusterId)}-token-reader`;
+}
+
+/** Antrea's older ResourceExport finalizer, still honoured by its leader (constants.go). */
+export const LEGACY_RESOURCE_EXPORT_FINALIZER = 'resourceexport.finalizers.antrea.io';
+
+/**
+ * `memberclusterannounce.finalizer.antrea.io/<id>`: the finalizer the leader puts on each
+ * MemberClusterAnnounce, so that a member's exports are cleaned up when its announce goes.
+ */
+export function announceFinalizer(clusterId: string): string {
+  return `memberclusterannounce.finalizer.antrea.io/${clusterId}`;
+}
+
+/** The annotation a member refreshes on its announce every 10 s, RFC 3339 (commonarea). */
+export const TOUCH_TS_ANNOTATION = 'touch-ts';
+
+/** `<ns>-<name>-endpoints`: the Endpoints ResourceImport the reconciler keeps (GetResourceImportName). */
+export function endpointsImportName(namespace: string, name: string): string {
+  return `${namespace}-${name}-endpoints`;
+}
+
+/** `<id>-clusterinfo`: a member's ClusterInfo ResourceExport, and the ResourceImport of the same name. */
+export function clusterInfoName(clusterId: string): string {
+  return `${clusterId}-clusterinfo`;
+}
+
+/** `<id>-<hash16>`: a member's LabelIdentity ResourceExport; the ResourceImport is named `<hash16>`. */
+export function labelIdentityExportName(clusterId: string, hash: string): string {
+  return `${clusterId}-${hash}`;
+}
+
+/**
+ * The 16 hex digits that name a label identity: the first 16 of SHA-1 over the normalized label
+ * (HashLabelIdentity; Antrea's test vector:
+ * `ns:kubernetes.io/metadata.name=us-west-1,purpose=test&pod:app=client` → `c5d961e1f6175a5a`).
+ */
+export function labelIdentityHash(normalizedLabel: string): string {
+  return createHash('sha1').update(normalizedLabel, 'utf8').digest('hex').slice(0, 16);
 }

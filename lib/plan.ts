@@ -16,9 +16,11 @@ import type {
   ExportedServiceProps,
   GatewayProps,
   PolicyProps,
+  ReconcilerProps,
   ServicePortProps,
   TierProps,
 } from './model';
+import { durationSeconds } from './duration';
 import {
   DEFAULT_ANTREA_VERSION,
   CLUSTER_PLACEHOLDER,
@@ -29,6 +31,10 @@ import {
   DEFAULT_LEADER_NAMESPACE,
   DEFAULT_MEMBER_NAMESPACE,
   DEFAULT_MEMBER_TOKEN_SECRET,
+  DEFAULT_RECONCILER_IMAGE,
+  DEFAULT_RECONCILER_REPLICAS,
+  DEFAULT_RECONCILER_RESOURCES,
+  DEFAULT_RETIRE_MEMBERS_AFTER,
   defaultKubeConfigSecretName,
   deliveryUsers,
 } from './names';
@@ -114,6 +120,20 @@ export interface PlannedDelivery {
   readonly flux: PlannedFlux | undefined;
 }
 
+/** CPU and memory quantities; a resource left out is not set. */
+export interface PlannedQuantities {
+  readonly cpu?: string;
+  readonly memory?: string;
+}
+
+/** The reconciler's Deployment settings, defaults applied (see ReconcilerProps). */
+export interface PlannedReconciler {
+  readonly image: string;
+  readonly replicas: number;
+  readonly retireMembersAfterSeconds: number;
+  readonly resources: { readonly requests: PlannedQuantities; readonly limits: PlannedQuantities };
+}
+
 export interface Plan {
   readonly clusterSetId: string;
   readonly leaderNamespace: string;
@@ -142,6 +162,8 @@ export interface Plan {
   readonly deliveryUsers: readonly string[];
   /** Argo CD and Flux delivery; undefined when the model has no `delivery`. */
   readonly delivery: PlannedDelivery | undefined;
+  /** The reconciler in the leader. */
+  readonly reconciler: PlannedReconciler;
   /** Per member ID: services it exports (sorted). */
   readonly exportsByMember: ReadonlyMap<string, readonly PlannedService[]>;
   /** Per member ID: stretched policies that target it (sorted by name). */
@@ -267,6 +289,32 @@ function planDelivery(
   };
 }
 
+/** Each quantity the model sets, else its default; a resource with neither is left out. */
+function quantities(set: PlannedQuantities | undefined, defaults: PlannedQuantities): PlannedQuantities {
+  const cpu = set?.cpu ?? defaults.cpu;
+  const memory = set?.memory ?? defaults.memory;
+  return { ...(cpu !== undefined ? { cpu } : {}), ...(memory !== undefined ? { memory } : {}) };
+}
+
+/**
+ * The reconciler settings, per field: what the model sets, else the default. The checks have made
+ * sure that `retireMembersAfter` is whole seconds.
+ */
+export function planReconciler(r: ReconcilerProps | undefined): PlannedReconciler {
+  const retire = r?.retireMembersAfter ?? DEFAULT_RETIRE_MEMBERS_AFTER;
+  const seconds = durationSeconds(retire);
+  if (seconds === undefined) throw new Error(`retireMembersAfter "${retire}" is not whole seconds`);
+  return {
+    image: r?.image ?? DEFAULT_RECONCILER_IMAGE,
+    replicas: r?.replicas ?? DEFAULT_RECONCILER_REPLICAS,
+    retireMembersAfterSeconds: seconds,
+    resources: {
+      requests: quantities(r?.resources?.requests, DEFAULT_RECONCILER_RESOURCES.requests),
+      limits: quantities(r?.resources?.limits, DEFAULT_RECONCILER_RESOURCES.limits),
+    },
+  };
+}
+
 /** Builds the plan of a model that passed the checks. */
 export function plan(model: ClusterSetProps): Plan {
   const memberIds = new Set(model.members);
@@ -322,6 +370,7 @@ export function plan(model: ClusterSetProps): Plan {
       ),
     ].sort(cmp),
     delivery: model.delivery ? planDelivery(model.delivery, clusters, model.clusterSetId) : undefined,
+    reconciler: planReconciler(model.reconciler),
     exportsByMember,
     stretchedByMember,
   };

@@ -15,7 +15,7 @@ import * as yaml from 'js-yaml';
 import { cmp } from '../diagnostics';
 import { CLUSTER_ID_ANNOTATION, memberIdentityName } from '../names';
 import { MEMBER_CONFIG_NAME } from '../render/member-config';
-import { RECONCILER_CONFIG_NAME } from '../render/reconciler';
+import { CONFIG_CHECKSUM_ANNOTATION, RECONCILER_CONFIG_NAME, RECONCILER_NAME } from '../render/reconciler';
 import {
   describePolicy,
   describePolicyChange,
@@ -475,7 +475,19 @@ export function impact(
       );
       acc.add(
         'leader',
-        `reconciler config ${v} {clusters}${o.change === 'changed' ? ` (${keys.join(', ')})` : ''}`,
+        `reconciler config ${v} {clusters}${o.change === 'changed' ? ` (${keys.join(', ')}); its Pods restart` : ''}`,
+        [cluster],
+      );
+      return;
+    }
+    if (o.kind === 'Deployment' && o.name === RECONCILER_NAME && cluster === leader) {
+      // A config change rolls the Pods through the checksum annotation: the config line says so.
+      const checksum = `spec.template.metadata.annotations["${CONFIG_CHECKSUM_ANNOTATION}"]`;
+      const rest = o.fields.filter((f) => f.path !== checksum);
+      if (o.change === 'changed' && rest.length === 0) return;
+      acc.add(
+        'leader',
+        `reconciler Deployment ${objName(o)} ${v} {clusters}${o.change === 'changed' ? `: ${fieldSummary(rest)}` : ''}`,
         [cluster],
       );
       return;

@@ -12,12 +12,17 @@
  *   Antrea's member uses.
  * - `<leaderNs>-compiled-imports`: ServiceImport and ACNP ResourceImports are compiled from git;
  *   only the delivery tool (and `system:masters`) may change them, never a member or the reconciler.
+ * - `<leaderNs>-reconciler-writes`: what the reconciler creates and updates serves its purpose only:
+ *   ResourceImports of the dynamic kinds under Antrea's names, finalizer removal on ResourceExports,
+ *   its own finalizer on MemberClusterAnnounces. Its RBAC Role grants the verbs; this policy holds
+ *   the content of the writes (deletes are not matched: RBAC says which kinds it may delete).
  */
 import type { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-33';
-import { announceName } from '../names';
+import { announceFinalizer, announceName, clusterInfoName } from '../names';
 import type { Plan } from '../plan';
 import { memberUsername } from './member-access';
+import { RECONCILER_NAME } from './reconciler';
 import { SYNC_WAVE, WAVE_GUARDS, constructId, meta } from './util';
 
 /** Policies and bindings go in before the RoleBindings that let members write (util.ts). */
@@ -42,13 +47,32 @@ export function compiledImportsPolicyName(plan: Plan): string {
   return `${plan.leaderNamespace}-compiled-imports`;
 }
 
-function inLeaderNamespace(plan: Plan, resources: string[]) {
+export function reconcilerWritesPolicyName(plan: Plan): string {
+  return `${plan.leaderNamespace}-reconciler-writes`;
+}
+
+/** The user the reconciler's ServiceAccount token authenticates as. */
+export function reconcilerUsername(plan: Plan): string {
+  return `system:serviceaccount:${plan.leaderNamespace}:${RECONCILER_NAME}`;
+}
+
+function inLeaderNamespace(
+  plan: Plan,
+  resources: string[],
+  operations: string[] = ['CREATE', 'UPDATE', 'DELETE'],
+) {
   return {
     namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': plan.leaderNamespace } },
-    resourceRules: [
-      { apiGroups: [MC], apiVersions: ['*'], operations: ['CREATE', 'UPDATE', 'DELETE'], resources },
-    ],
+    resourceRules: [{ apiGroups: [MC], apiVersions: ['*'], operations, resources }],
   };
+}
+
+/** Whether the ResourceImport `obj` is one of the compiled ones (a ServiceImport or an ACNP). */
+function isCompiledImport(obj: string): string {
+  return (
+    `${obj}.metadata.name.endsWith('-service') || ${obj}.metadata.name.endsWith('-antreaclusternetworkpolicy') || ` +
+    `(has(${obj}.spec) && has(${obj}.spec.kind) && ${obj}.spec.kind in ['ServiceImport', 'AntreaClusterNetworkPolicy'])`
+  );
 }
 
 function binding(scope: Construct, policyName: string): void {
@@ -135,10 +159,117 @@ export function renderCompiledImportsPolicy(scope: Construct, plan: Plan): void 
       ],
       validations: [
         {
-          expression:
-            `!(${obj}.metadata.name.endsWith('-service') || ${obj}.metadata.name.endsWith('-antreaclusternetworkpolicy') || ` +
-            `(has(${obj}.spec) && has(${obj}.spec.kind) && ${obj}.spec.kind in ['ServiceImport', 'AntreaClusterNetworkPolicy']))`,
+          expression: `!(${isCompiledImport(obj)})`,
           messageExpression: `'ResourceImport ' + ${obj}.metadata.name + ' is compiled by clusterset from git; change the model instead (only the delivery tool may write it)'`,
+          reason: 'Forbidden',
+        },
+      ],
+    },
+  });
+  binding(scope, name);
+}
+
+/**
+ * `(has(object.<f>) ? has(oldObject.<f>) && object.<f> == oldObject.<f> : !has(oldObject.<f>))`: the
+ * field is the same before and after an update, absent in both counting as the same.
+ */
+function unchanged(field: string): string {
+  const [now, before] = [`object.${field}`, `oldObject.${field}`];
+  return `(has(${now}) ? has(${before}) && ${now} == ${before} : !has(${before}))`;
+}
+
+/** Antrea's label identity IDs: a 24-bit VNI, 16777215 reserved as unknown (antrea-mc.md §d). */
+const LABEL_IDENTITY_ID_MAX = 16777214;
+
+export function renderReconcilerWritesPolicy(scope: Construct, plan: Plan): void {
+  const name = reconcilerWritesPolicyName(plan);
+  const isImport = "request.resource.resource == 'resourceimports'";
+  const isExport = "request.resource.resource == 'resourceexports'";
+  const isAnnounce = "request.resource.resource == 'memberclusterannounces'";
+  const isUpdate = "request.operation == 'UPDATE'";
+  const kind = 'variables.importKind';
+  // The compiled imports are the compiled-imports policy's: this one lets them through to it.
+  const dynamicImport = (k: string) => `!(${isImport}) || variables.compiledImport || ${kind} != '${k}'`;
+  const fin = 'variables.announceFinalizer';
+  const onlyAnnounceFinalizer = (a: string, b: string) =>
+    `(!has(${a}.metadata.finalizers) || ${a}.metadata.finalizers.all(f, f == ${fin} || (has(${b}.metadata.finalizers) && f in ${b}.metadata.finalizers)))`;
+  new k8s.KubeValidatingAdmissionPolicy(scope, constructId('ValidatingAdmissionPolicy', undefined, name), {
+    metadata: meta(name, undefined, GUARD_WAVE),
+    spec: {
+      failurePolicy: 'Fail',
+      matchConstraints: inLeaderNamespace(
+        plan,
+        ['memberclusterannounces', 'resourceexports', 'resourceimports'],
+        ['CREATE', 'UPDATE'],
+      ),
+      matchConditions: [
+        {
+          name: 'reconciler-identity',
+          expression: `request.userInfo.username == ${celString(reconcilerUsername(plan))}`,
+        },
+      ],
+      variables: [
+        { name: 'compiledImport', expression: isCompiledImport('object') },
+        {
+          name: 'importKind',
+          expression: "has(object.spec) && has(object.spec.kind) ? object.spec.kind : ''",
+        },
+        {
+          name: 'announceFinalizer',
+          expression: `${celString(announceFinalizer(''))} + (has(object.clusterID) ? object.clusterID : '')`,
+        },
+      ],
+      validations: [
+        {
+          expression: `!(${isExport} || ${isAnnounce}) || ${isUpdate}`,
+          message:
+            'the reconciler never creates ResourceExports or MemberClusterAnnounces: members write them, the reconciler only updates their finalizers',
+          reason: 'Forbidden',
+        },
+        {
+          expression: `!(${isImport}) || variables.compiledImport || ${kind} in ['Endpoints', 'ClusterInfo', 'LabelIdentity']`,
+          messageExpression: `'the reconciler may only write ResourceImports of kind Endpoints, ClusterInfo or LabelIdentity, not ' + (${kind} == '' ? 'one without spec.kind' : ${kind})`,
+          reason: 'Forbidden',
+        },
+        {
+          // endpointsImportName (lib/names.ts): <ns>-<name>-endpoints.
+          expression: `${dynamicImport('Endpoints')} || (has(object.spec.name) && 'namespace' in object.spec && object.metadata.name == object.spec['namespace'] + '-' + object.spec.name + '-endpoints')`,
+          message:
+            'the reconciler may only write an Endpoints ResourceImport named <spec.namespace>-<spec.name>-endpoints',
+          reason: 'Invalid',
+        },
+        {
+          expression:
+            `${dynamicImport('ClusterInfo')} || (object.metadata.name.endsWith(${celString(clusterInfoName(''))}) && has(object.spec.name) && object.spec.name == object.metadata.name && ` +
+            `'namespace' in object.spec && object.spec['namespace'] == ${celString(plan.leaderNamespace)})`,
+          message: `the reconciler may only write a ClusterInfo ResourceImport named <cluster ID>${clusterInfoName('')}, with spec.name the same and spec.namespace ${plan.leaderNamespace}`,
+          reason: 'Invalid',
+        },
+        {
+          expression:
+            `${dynamicImport('LabelIdentity')} || (object.metadata.name.matches('^[0-9a-f]{16}$') && has(object.spec.labelIdentity) && has(object.spec.labelIdentity.id) && ` +
+            `object.spec.labelIdentity.id >= 1 && object.spec.labelIdentity.id <= ${LABEL_IDENTITY_ID_MAX})`,
+          message: `the reconciler may only write a LabelIdentity ResourceImport named by 16 hex digits, with spec.labelIdentity.id from 1 to ${LABEL_IDENTITY_ID_MAX}`,
+          reason: 'Invalid',
+        },
+        {
+          expression: `!(${isExport}) || !(${isUpdate}) || (${unchanged('spec')} && ${unchanged('metadata.labels')})`,
+          messageExpression: `'the reconciler may only remove finalizers from ResourceExport ' + object.metadata.name + ': its spec and labels belong to the member'`,
+          reason: 'Forbidden',
+        },
+        {
+          expression: `!(${isExport}) || !(${isUpdate}) || !has(object.metadata.finalizers) || object.metadata.finalizers.all(f, has(oldObject.metadata.finalizers) && f in oldObject.metadata.finalizers)`,
+          messageExpression: `'the reconciler may only remove finalizers from ResourceExport ' + object.metadata.name + ', never add one'`,
+          reason: 'Forbidden',
+        },
+        {
+          expression: `!(${isAnnounce}) || !(${isUpdate}) || (${['clusterID', 'clusterSetID', 'leaderClusterID', 'metadata.labels', 'metadata.annotations'].map(unchanged).join(' && ')})`,
+          messageExpression: `'the reconciler may only add or remove its finalizer on MemberClusterAnnounce ' + object.metadata.name + ': its cluster IDs, labels and annotations belong to the member'`,
+          reason: 'Forbidden',
+        },
+        {
+          expression: `!(${isAnnounce}) || !(${isUpdate}) || (${onlyAnnounceFinalizer('object', 'oldObject')} && ${onlyAnnounceFinalizer('oldObject', 'object')})`,
+          messageExpression: `'the reconciler may only add or remove the finalizer ' + ${fin} + ' on MemberClusterAnnounce ' + object.metadata.name`,
           reason: 'Forbidden',
         },
       ],

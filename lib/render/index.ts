@@ -6,7 +6,11 @@
  */
 import { ApiObject, App, Chart } from 'cdk8s';
 import type { Plan, PlannedCluster } from '../plan';
-import { renderCompiledImportsPolicy, renderMemberWritesPolicy } from './admission';
+import {
+  renderCompiledImportsPolicy,
+  renderMemberWritesPolicy,
+  renderReconcilerWritesPolicy,
+} from './admission';
 import { renderLeaderClusterSet, renderMemberClusterSet } from './clusterset';
 import { renderClusterIdentity } from './cluster-identity';
 import { LEADER_CRDS, MEMBER_CRDS, renderCrds } from './crds';
@@ -46,6 +50,7 @@ function renderLeader(chart: Chart, plan: Plan): void {
   if (plan.externalSecrets) for (const m of plan.members) renderTokenReaderAccess(chart, plan, m);
   renderMemberWritesPolicy(chart, plan);
   renderCompiledImportsPolicy(chart, plan);
+  renderReconcilerWritesPolicy(chart, plan);
   for (const s of plan.services) renderServiceImport(chart, plan, s);
   for (const p of plan.baselinePolicies) renderPolicyImport(chart, plan, p);
   renderReconciler(chart, plan);

@@ -1,27 +1,96 @@
 /**
- * The leader's reconciler: its identity, least-privilege Role, and compiled config (the declared
- * exports and clusters) as a ConfigMap it reads at start. It writes only dynamic ResourceImports
- * (endpoints, cluster info, label identities); the compiled-imports admission policy keeps it off
- * the compiled ones.
+ * The leader's reconciler: everything it needs to run in-cluster, with exactly the rights it uses.
+ *
+ * - ServiceAccount and RoleBinding `clusterset-reconciler`, bound to a Role of that name with exactly
+ *   the verbs the reconciler uses (ROLE_RULES below);
+ * - ConfigMap `clusterset-reconciler-config`: its compiled config (`reconcilerConfig`, the contract
+ *   in lib/reconciler/config.ts), mounted into its Pods;
+ * - Lease `clusterset-reconciler`, rendered with no spec: the reconciler only gets and updates it
+ *   (leader election among its replicas), so it must exist;
+ * - Deployment `clusterset-reconciler`: the Pods, whose template carries a checksum of the config so
+ *   that a config change rolls them.
+ *
+ * It writes only dynamic ResourceImports (endpoints, cluster info, label identities); the
+ * compiled-imports admission policy keeps it off the compiled ones and the reconciler-writes policy
+ * (lib/render/admission.ts) holds its other writes to their purpose.
  */
+import { createHash } from 'node:crypto';
 import type { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-33';
-import type { Plan } from '../plan';
+import type { Plan, PlannedQuantities } from '../plan';
+import type { ReconcilerConfig } from '../reconciler/config';
 import { constructId, meta } from './util';
 
-export const RECONCILER_NAME = 'clusterset-reconciler';
+import { RECONCILER_CONFIG_KEY, RECONCILER_CONFIG_NAME, RECONCILER_NAME } from '../names';
+
+export { RECONCILER_CONFIG_KEY, RECONCILER_CONFIG_NAME, RECONCILER_NAME };
 /**
  * The field manager the reconciler writes with. Argo CD's Applications ignore the fields it owns in
- * ResourceImports (`managedFieldsManagers`), so its writes never show as drift: it must use this
- * name.
+ * ResourceImports and the Lease (`managedFieldsManagers`), so its writes never show as drift: it
+ * must use this name.
  */
 export const RECONCILER_FIELD_MANAGER = RECONCILER_NAME;
-export const RECONCILER_CONFIG_NAME = 'clusterset-reconciler-config';
-export const RECONCILER_CONFIG_KEY = 'config.json';
+/** The Lease the replicas elect a writer with; the reconciler may only get and update this one. */
+export const RECONCILER_LEASE_NAME = RECONCILER_NAME;
+/** Where the config ConfigMap is mounted in the reconciler's container. */
+export const RECONCILER_CONFIG_DIR = '/etc/clusterset';
+export const RECONCILER_CONFIG_PATH = `${RECONCILER_CONFIG_DIR}/${RECONCILER_CONFIG_KEY}`;
+/** Port of `/healthz`, `/readyz` and `/metrics`. */
+export const RECONCILER_PORT = 8080;
+/** The env var that gives the reconciler its Pod name, its identity in the Lease. */
+export const RECONCILER_POD_NAME_ENV = 'POD_NAME';
+/**
+ * V8 settings of the reconciler's Node: a 2 MiB young generation instead of 16 MiB. Measured with
+ * bench/reconciler at 3 members x 1,000 Services: peak RSS 199 → 178 MB, CPU and latency unchanged.
+ */
+export const RECONCILER_NODE_OPTIONS = '--max-semi-space-size=2';
+/** The Pod template annotation that holds the SHA-256 of the config text. */
+export const CONFIG_CHECKSUM_ANNOTATION = 'checksum/config';
+/** The user and group the reconciler runs as (the image's `USER`; distroless's nonroot). */
+export const RECONCILER_UID = 65532;
+
 const MC = 'multicluster.crd.antrea.io';
+const SELECTOR = { 'app.kubernetes.io/name': RECONCILER_NAME };
+
+/**
+ * The Role's rules: exactly what the reconciler does, nothing more. It never creates exports or
+ * announces, never uses `update` but on its Lease, reads its config from the mounted file (no
+ * ConfigMap access) and posts no Events.
+ */
+export const ROLE_RULES: readonly {
+  apiGroups: string[];
+  resources: string[];
+  resourceNames?: string[];
+  verbs: string[];
+}[] = [
+  // patch: remove its finalizer once the export is cleaned up; delete: retire a silent member's exports.
+  { apiGroups: [MC], resources: ['resourceexports'], verbs: ['get', 'list', 'watch', 'patch', 'delete'] },
+  // Succeeded, or Failure with the reason.
+  { apiGroups: [MC], resources: ['resourceexports/status'], verbs: ['patch'] },
+  // patch: add or remove memberclusterannounce.finalizer.antrea.io/<id>; delete: retire a silent member.
+  {
+    apiGroups: [MC],
+    resources: ['memberclusterannounces'],
+    verbs: ['get', 'list', 'watch', 'patch', 'delete'],
+  },
+  // The dynamic imports: Endpoints, ClusterInfo, LabelIdentity.
+  {
+    apiGroups: [MC],
+    resources: ['resourceimports'],
+    verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+  },
+  { apiGroups: [MC], resources: ['clustersets'], verbs: ['get', 'list', 'watch'] },
+  { apiGroups: [MC], resources: ['clustersets/status'], verbs: ['patch'] },
+  {
+    apiGroups: ['coordination.k8s.io'],
+    resources: ['leases'],
+    resourceNames: [RECONCILER_LEASE_NAME],
+    verbs: ['get', 'update'],
+  },
+];
 
 /** What the reconciler needs to know of the model, in canonical order. */
-export function reconcilerConfig(plan: Plan): Record<string, unknown> {
+export function reconcilerConfig(plan: Plan): ReconcilerConfig {
   return {
     clusterSetId: plan.clusterSetId,
     leaderNamespace: plan.leaderNamespace,
@@ -37,47 +106,109 @@ export function reconcilerConfig(plan: Plan): Record<string, unknown> {
       ports: s.ports.map((p) => ({ name: p.name ?? '', port: p.port, protocol: p.protocol })),
       exportedFrom: s.exportedFrom,
     })),
+    retireMembersAfterSeconds: plan.reconciler.retireMembersAfterSeconds,
   };
+}
+
+/** The text of `config.json` in the ConfigMap, as the reconciler reads it. */
+export function reconcilerConfigText(plan: Plan): string {
+  return JSON.stringify(reconcilerConfig(plan), null, 2) + '\n';
+}
+
+/** SHA-256 (hex) of the config text: the Pod template annotation that rolls the Pods on a change. */
+export function configChecksum(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** The reconciler's command line: the leader namespace, the mounted config, health and metrics. */
+export function reconcilerArgs(plan: Plan): string[] {
+  return [
+    'reconcile',
+    '--namespace',
+    plan.leaderNamespace,
+    '--config',
+    RECONCILER_CONFIG_PATH,
+    '--listen',
+    `0.0.0.0:${RECONCILER_PORT}`,
+  ];
+}
+
+function quantities(q: PlannedQuantities): { [key: string]: k8s.Quantity } {
+  return Object.fromEntries(
+    Object.entries(q).flatMap(([k, v]) => (v === undefined ? [] : [[k, k8s.Quantity.fromString(v)]])),
+  );
+}
+
+function renderDeployment(scope: Construct, plan: Plan, configText: string): void {
+  const ns = plan.leaderNamespace;
+  const r = plan.reconciler;
+  const httpGet = (path: string) => ({ path, port: k8s.IntOrString.fromNumber(RECONCILER_PORT) });
+  new k8s.KubeDeployment(scope, constructId('Deployment', ns, RECONCILER_NAME), {
+    metadata: meta(RECONCILER_NAME, ns, { labels: SELECTOR }),
+    spec: {
+      replicas: r.replicas,
+      selector: { matchLabels: SELECTOR },
+      template: {
+        metadata: {
+          labels: SELECTOR,
+          annotations: { [CONFIG_CHECKSUM_ANNOTATION]: configChecksum(configText) },
+        },
+        spec: {
+          serviceAccountName: RECONCILER_NAME,
+          automountServiceAccountToken: true,
+          securityContext: {
+            runAsNonRoot: true,
+            runAsUser: RECONCILER_UID,
+            runAsGroup: RECONCILER_UID,
+            seccompProfile: { type: 'RuntimeDefault' },
+          },
+          containers: [
+            {
+              name: 'reconciler',
+              image: r.image,
+              args: reconcilerArgs(plan),
+              env: [
+                { name: RECONCILER_POD_NAME_ENV, valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+                { name: 'NODE_OPTIONS', value: RECONCILER_NODE_OPTIONS },
+              ],
+              ports: [{ name: 'http-metrics', containerPort: RECONCILER_PORT, protocol: 'TCP' }],
+              livenessProbe: { httpGet: httpGet('/healthz'), periodSeconds: 10, failureThreshold: 3 },
+              readinessProbe: { httpGet: httpGet('/readyz'), periodSeconds: 5 },
+              resources: {
+                requests: quantities(r.resources.requests),
+                limits: quantities(r.resources.limits),
+              },
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                privileged: false,
+                capabilities: { drop: ['ALL'] },
+              },
+              volumeMounts: [
+                { name: 'config', mountPath: RECONCILER_CONFIG_DIR, readOnly: true },
+                { name: 'tmp', mountPath: '/tmp' },
+              ],
+            },
+          ],
+          volumes: [
+            { name: 'config', configMap: { name: RECONCILER_CONFIG_NAME } },
+            { name: 'tmp', emptyDir: {} },
+          ],
+        },
+      },
+    },
+  });
 }
 
 export function renderReconciler(scope: Construct, plan: Plan): void {
   const ns = plan.leaderNamespace;
+  const configText = reconcilerConfigText(plan);
   new k8s.KubeServiceAccount(scope, constructId('ServiceAccount', ns, RECONCILER_NAME), {
     metadata: meta(RECONCILER_NAME, ns),
   });
   new k8s.KubeRole(scope, constructId('Role', ns, RECONCILER_NAME), {
     metadata: meta(RECONCILER_NAME, ns),
-    rules: [
-      {
-        apiGroups: [MC],
-        resources: ['resourceexports', 'memberclusterannounces'],
-        verbs: ['get', 'list', 'watch', 'patch', 'update'],
-      },
-      {
-        apiGroups: [MC],
-        resources: [
-          'resourceexports/status',
-          'resourceexports/finalizers',
-          'memberclusterannounces/finalizers',
-        ],
-        verbs: ['update', 'patch'],
-      },
-      {
-        apiGroups: [MC],
-        resources: ['resourceimports'],
-        verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
-      },
-      { apiGroups: [MC], resources: ['clustersets'], verbs: ['get', 'list', 'watch'] },
-      { apiGroups: [MC], resources: ['clustersets/status'], verbs: ['update', 'patch'] },
-      {
-        apiGroups: [''],
-        resources: ['configmaps'],
-        resourceNames: [RECONCILER_CONFIG_NAME],
-        verbs: ['get', 'watch'],
-      },
-      { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
-      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
-    ],
+    rules: ROLE_RULES.map((rule) => ({ ...rule })),
   });
   new k8s.KubeRoleBinding(scope, constructId('RoleBinding', ns, RECONCILER_NAME), {
     metadata: meta(RECONCILER_NAME, ns),
@@ -86,6 +217,10 @@ export function renderReconciler(scope: Construct, plan: Plan): void {
   });
   new k8s.KubeConfigMap(scope, constructId('ConfigMap', ns, RECONCILER_CONFIG_NAME), {
     metadata: meta(RECONCILER_CONFIG_NAME, ns),
-    data: { [RECONCILER_CONFIG_KEY]: JSON.stringify(reconcilerConfig(plan), null, 2) + '\n' },
+    data: { [RECONCILER_CONFIG_KEY]: configText },
   });
+  new k8s.KubeLease(scope, constructId('Lease', ns, RECONCILER_LEASE_NAME), {
+    metadata: meta(RECONCILER_LEASE_NAME, ns),
+  });
+  renderDeployment(scope, plan, configText);
 }

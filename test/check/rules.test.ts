@@ -595,6 +595,87 @@ const CASES: Record<string, readonly Case[]> = {
       path: 'admission.deliveryUsers',
     },
   ],
+  'reconciler-retire-members-after': [
+    {
+      when: 'retireMembersAfter is "1 day"',
+      mutate: (m) => void (m.reconciler = { retireMembersAfter: '1 day' }),
+      path: 'reconciler.retireMembersAfter',
+    },
+    {
+      when: 'retireMembersAfter is "5s", shorter than the 10 s announce refresh',
+      mutate: (m) => void (m.reconciler = { retireMembersAfter: '5s' }),
+      path: 'reconciler.retireMembersAfter',
+    },
+    {
+      when: 'retireMembersAfter is "10500ms", not whole seconds',
+      mutate: (m) => void (m.reconciler = { retireMembersAfter: '10500ms' }),
+      path: 'reconciler.retireMembersAfter',
+    },
+  ],
+  'reconciler-replicas': [
+    {
+      when: 'replicas is 0',
+      mutate: (m) => void (m.reconciler = { replicas: 0 }),
+      path: 'reconciler.replicas',
+    },
+    {
+      when: 'replicas is 1.5',
+      mutate: (m) => void (m.reconciler = { replicas: 1.5 }),
+      path: 'reconciler.replicas',
+    },
+  ],
+  'reconciler-image-reference': [
+    {
+      when: 'the image has an uppercase repository',
+      mutate: (m) => void (m.reconciler = { image: 'ghcr.io/ClusterSet/clusterset:0.1.0' }),
+      path: 'reconciler.image',
+    },
+    {
+      when: 'the image has a space',
+      mutate: (m) => void (m.reconciler = { image: 'clusterset 0.1.0' }),
+      path: 'reconciler.image',
+    },
+    {
+      when: 'the image is empty',
+      mutate: (m) => void (m.reconciler = { image: '' }),
+      path: 'reconciler.image',
+    },
+    {
+      when: 'the digest is too short',
+      mutate: (m) => void (m.reconciler = { image: 'ghcr.io/clusterset/clusterset@sha256:abc' }),
+      path: 'reconciler.image',
+    },
+  ],
+  'reconciler-resource-quantity': [
+    {
+      when: 'the memory request is "96 MiB"',
+      mutate: (m) => void (m.reconciler = { resources: { requests: { memory: '96 MiB' } } }),
+      path: 'reconciler.resources.requests.memory',
+    },
+    {
+      when: 'the CPU limit is negative',
+      mutate: (m) => void (m.reconciler = { resources: { limits: { cpu: '-1' } } }),
+      path: 'reconciler.resources.limits.cpu',
+    },
+  ],
+  'reconciler-request-over-limit': [
+    {
+      when: 'the memory limit is below the default request',
+      mutate: (m) => void (m.reconciler = { resources: { limits: { memory: '64Mi' } } }),
+      path: 'reconciler.resources.limits.memory',
+    },
+    {
+      when: 'the CPU request is above the CPU limit',
+      mutate: (m) =>
+        void (m.reconciler = { resources: { requests: { cpu: '2' }, limits: { cpu: '1500m' } } }),
+      path: 'reconciler.resources.limits.cpu',
+    },
+    {
+      when: 'the memory request is above the default limit',
+      mutate: (m) => void (m.reconciler = { resources: { requests: { memory: '1Gi' } } }),
+      path: 'reconciler.resources.requests.memory',
+    },
+  ],
 };
 
 /** Gives the model a valid delivery section (management cluster = the leader) and returns it. */
@@ -683,6 +764,54 @@ test('fails with delivery-repo-url: GIVEN an scp-like URL WHEN checked THEN the 
   withDelivery(m).repoURL = 'git@git.example.com:platform/gitops.git';
   const [d] = at(checkModel(m), 'delivery-repo-url');
   assert.match(d?.fix ?? '', '"ssh://git@git.example.com/platform/gitops.git"');
+});
+
+test('GIVEN the base model with full, valid reconciler settings WHEN checked THEN there is no diagnostic', () => {
+  for (const reconciler of [
+    {
+      image: 'registry.example.com:5000/platform/clusterset:0.1.0',
+      replicas: 1,
+      retireMembersAfter: '1h30m',
+      resources: { requests: { cpu: '0.1', memory: '128Mi' }, limits: { cpu: '1', memory: '1Gi' } },
+    },
+    { image: `ghcr.io/clusterset/clusterset@sha256:${'a'.repeat(64)}`, retireMembersAfter: '10s' },
+    { image: 'clusterset', resources: { requests: { memory: '256Mi' } } },
+    {
+      image: 'localhost/clusterset_dev__x:v1.2.3-rc.1',
+      resources: { limits: { memory: '512Mi', cpu: '50m' } },
+    },
+    { resources: { requests: { cpu: '1e3', memory: '100M' } } },
+  ]) {
+    const m = baseModel();
+    m.reconciler = reconciler;
+    assert.equal(checkModel(m), [], JSON.stringify(reconciler));
+  }
+});
+
+test('fails with reconciler-retire-members-after: GIVEN "5s" WHEN checked THEN the message says why 10 s and the fix names Antrea\'s 24h', () => {
+  const [d] = at(
+    checkModel(broken(CASES['reconciler-retire-members-after']![1]!.mutate)),
+    'reconciler-retire-members-after',
+  );
+  assert.match(d!.message, '"5s" is shorter than 10s');
+  assert.match(d!.fix, '"24h"');
+});
+
+test('fails with reconciler-request-over-limit: GIVEN a memory limit under the default request WHEN checked THEN the message says the request is the default', () => {
+  const [d] = at(
+    checkModel(broken(CASES['reconciler-request-over-limit']![0]!.mutate)),
+    'reconciler-request-over-limit',
+  );
+  assert.is(d!.message, 'memory request "192Mi" (the default) is more than the memory limit "64Mi"');
+  assert.match(d!.fix, 'reconciler.resources.limits.memory');
+});
+
+test('fails with schema only: GIVEN replicas as a string WHEN checked THEN the reconciler rules leave it to the schema', () => {
+  const ds = checkModel(broken((m) => void (m.reconciler = { replicas: '2' as unknown as number })));
+  assert.equal(
+    ds.map((d) => d.rule),
+    ['schema'],
+  );
 });
 
 // ---- the table ----

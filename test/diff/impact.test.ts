@@ -103,6 +103,38 @@ test('GIVEN a stretched policy that loses a ClusterSet peer THEN the summary say
   );
 });
 
+test('GIVEN a config change WHEN diffed THEN the reconciler config line says its Pods restart and the checksum is not a line of its own', () => {
+  const a = policiesModel();
+  const b = policiesModel();
+  b.services![0]!.ports[0]!.port = 9090;
+  const i = impact(files(a), files(b));
+  const texts = i.items.map((x) => x.text);
+  assert.ok(
+    texts.includes('reconciler config changes in hub (services); its Pods restart'),
+    texts.join('\n'),
+  );
+  assert.not.ok(
+    texts.some((t) => t.includes('Deployment')),
+    texts.join('\n'),
+  );
+});
+
+test('GIVEN a new reconciler image and retirement age WHEN diffed THEN both are named in the leader', () => {
+  const a = policiesModel();
+  const b = policiesModel();
+  b.reconciler = { image: 'registry.example.com/clusterset:9.9.9', retireMembersAfter: '1h' };
+  const texts = impact(files(a), files(b)).items.map((x) => x.text);
+  assert.ok(texts.includes('reconciler config changes in hub (retireMembersAfterSeconds); its Pods restart'));
+  assert.ok(
+    texts.some(
+      (t) =>
+        t.startsWith('reconciler Deployment antrea-multicluster/clusterset-reconciler changes in hub: ') &&
+        t.includes('registry.example.com/clusterset:9.9.9'),
+    ),
+    texts.join('\n'),
+  );
+});
+
 test('GIVEN a fleet-wide change WHEN rendered as markdown THEN it stays under the limit, keeps the summary and says what was cut', () => {
   const big = synthetic(30, 600);
   const changed = JSON.parse(JSON.stringify(big)) as { services: { ports: { port: number }[] }[] };
@@ -118,7 +150,7 @@ test('GIVEN a fleet-wide change WHEN rendered as markdown THEN it stays under th
   assert.match(md, /#### Impact[\s\S]*#### Per bundle[\s\S]*#### Details/);
   assert.match(
     md,
-    /_Details cut to stay under GitHub's 65,536-character comment limit: part of clusters\/leader \(\d+ of 601 entries\) not shown/,
+    /_Details cut to stay under GitHub's 65,536-character comment limit: part of clusters\/leader \(\d+ of 602 entries\) not shown/,
   );
 
   const all = formatMarkdown(diffTrees(new Map(), after), impact(new Map(), after), LABELS);

@@ -13,15 +13,18 @@ import * as assert from 'uvu/assert';
 import { compile } from '../../lib/compile';
 import { loadModel } from '../../lib/load';
 import {
+  announceFinalizer,
   memberIdentityName,
   serviceExportName,
   announceName,
+  clusterInfoName,
+  labelIdentityHash,
   RESOURCE_EXPORT_FINALIZER,
   serviceImportName,
 } from '../../lib/names';
 import type { Plan } from '../../lib/plan';
 import { usesClusterSetV1Alpha2 } from '../../lib/render/clusterset';
-import { RECONCILER_NAME } from '../../lib/render/reconciler';
+import { RECONCILER_CONFIG_NAME, RECONCILER_LEASE_NAME, RECONCILER_NAME } from '../../lib/render/reconciler';
 import { loadYaml } from '../../lib/yaml';
 import type { Auth, Cluster } from '../kube/cluster';
 import { request, startClusters, stopAll } from '../kube/cluster';
@@ -359,26 +362,209 @@ admission(
   },
 );
 
-/** [verb, group, resource, subresource, allowed] — what the reconciler may and may not do. */
-const RECONCILER_MATRIX: [string, string, string, string, boolean][] = [
+admission(
+  'GIVEN the reconciler token WHEN it writes ClusterInfo and LabelIdentity imports THEN well-formed ones are admitted and misnamed ones refused',
+  async () => {
+    const c = await context();
+    const auth = as(c, c.reconcilerToken);
+    const [id] = memberToken(c, 0);
+    const ri = (name: string, spec: Record<string, unknown>) => ({
+      apiVersion: 'multicluster.crd.antrea.io/v1alpha1',
+      kind: 'ResourceImport',
+      metadata: { name, namespace: c.ns },
+      spec,
+    });
+    const clusterInfo = (name: string) =>
+      ri(name, {
+        kind: 'ClusterInfo',
+        name,
+        namespace: c.ns,
+        clusterinfo: {
+          clusterID: id,
+          serviceCIDR: '10.96.0.0/16',
+          gatewayInfos: [{ gatewayIP: '192.0.2.1' }],
+        },
+      });
+    const labelIdentity = (name: string, labelId: number) =>
+      ri(name, {
+        kind: 'LabelIdentity',
+        labelIdentity: { label: 'ns:kubernetes.io/metadata.name=demo&pod:', id: labelId },
+      });
+    const created: string[] = [];
+    // Messages are matched on the JSON body, where the API server writes `<` and `>` as \u003c, \u003e.
+    const post = async (obj: { metadata: { name: string } }, status: number, body?: RegExp) => {
+      const r = await request(auth, 'POST', `${MC}/${c.ns}/resourceimports`, obj);
+      assert.is(r.status, status, `${obj.metadata.name}: ${describe(r)}`);
+      if (body) assert.match(r.body, body);
+      if (r.status === 201) created.push(obj.metadata.name);
+    };
+    await post(clusterInfo(clusterInfoName(id)), 201);
+    await post(clusterInfo(`${id}-info`), 422, /ClusterInfo ResourceImport named .*-clusterinfo/);
+    const hash = labelIdentityHash('ns:kubernetes.io/metadata.name=demo&pod:');
+    await post(labelIdentity(hash, 1), 201);
+    await post(
+      labelIdentity(labelIdentityHash('ns:kubernetes.io/metadata.name=demo&pod:app=web'), 0),
+      422,
+      /LabelIdentity ResourceImport named by 16 hex digits/,
+    );
+    await post(
+      labelIdentity('c5d961e1f6175a5z', 2),
+      422,
+      /LabelIdentity ResourceImport named by 16 hex digits/,
+    );
+    await post(
+      ri('demo-web-endpoints-x', { kind: 'Endpoints', name: 'web', namespace: 'demo' }),
+      422,
+      /Endpoints ResourceImport named .*-endpoints/,
+    );
+    await post(
+      ri('demo-web-raw', { kind: 'ExternalEntity', name: 'web', namespace: 'demo' }),
+      403,
+      /not ExternalEntity/,
+    );
+    // An update keeps to the same rules: the ID of a label identity stays in range.
+    const r = await request(
+      auth,
+      'PATCH',
+      `${MC}/${c.ns}/resourceimports/${hash}`,
+      { spec: { labelIdentity: { id: 16777215 } } },
+      'application/merge-patch+json',
+    );
+    assert.is(r.status, 422, describe(r));
+    for (const name of created) {
+      const d = await request(auth, 'DELETE', `${MC}/${c.ns}/resourceimports/${name}`);
+      assert.is(d.status, 200, `delete ${name}: ${describe(d)}`);
+    }
+  },
+);
+
+admission(
+  "GIVEN a member's export WHEN the reconciler changes its spec or adds a finalizer THEN refused, and WHEN it sets its status or removes its finalizer THEN allowed",
+  async () => {
+    const c = await context();
+    const [id, token] = memberToken(c, 1);
+    const re = serviceExport(c, id, 'rec');
+    const name = (re.metadata as { name: string }).name;
+    let r = await request(as(c, token), 'POST', `${MC}/${c.ns}/resourceexports`, re);
+    assert.is(r.status, 201, describe(r));
+    const auth = as(c, c.reconcilerToken);
+    const patch = (body: unknown, sub = '') =>
+      request(
+        auth,
+        'PATCH',
+        `${MC}/${c.ns}/resourceexports/${name}${sub}`,
+        body,
+        'application/merge-patch+json',
+      );
+    r = await patch({ spec: { name: 'other' } });
+    assert.is(r.status, 403, describe(r));
+    assert.match(
+      r.body,
+      /may only remove finalizers from ResourceExport .*: its spec and labels belong to the member/,
+    );
+    r = await patch({ metadata: { labels: { sourceClusterID: 'someone-else' } } });
+    assert.is(r.status, 403, describe(r));
+    r = await patch({ metadata: { finalizers: [RESOURCE_EXPORT_FINALIZER, 'example.com/extra'] } });
+    assert.is(r.status, 403, describe(r));
+    assert.match(r.body, /never add one/);
+    r = await patch({ status: { conditions: [{ type: 'Succeeded', status: 'True' }] } }, '/status');
+    assert.is(r.status, 200, `status is not matched by the policy: ${describe(r)}`);
+    r = await patch({ metadata: { finalizers: null } });
+    assert.is(r.status, 200, describe(r));
+    assert.is((r.json as { metadata: { finalizers?: string[] } }).metadata.finalizers, undefined);
+    r = await request(auth, 'DELETE', `${MC}/${c.ns}/resourceexports/${name}`);
+    assert.is(r.status, 200, `a silent member's export is deleted: ${describe(r)}`);
+  },
+);
+
+admission(
+  "GIVEN a member's announce WHEN the reconciler adds a foreign finalizer or touches it THEN refused, and its own finalizer THEN allowed",
+  async () => {
+    const c = await context();
+    const [id, token] = memberToken(c, 1);
+    let r = await request(as(c, token), 'POST', `${MC}/${c.ns}/memberclusterannounces`, {
+      ...announce(c, id),
+      metadata: {
+        name: announceName(id),
+        namespace: c.ns,
+        annotations: { 'touch-ts': '2026-12-02T00:00:00Z' },
+      },
+    });
+    assert.is(r.status, 201, describe(r));
+    const auth = as(c, c.reconcilerToken);
+    const patch = (body: unknown) =>
+      request(
+        auth,
+        'PATCH',
+        `${MC}/${c.ns}/memberclusterannounces/${announceName(id)}`,
+        body,
+        'application/merge-patch+json',
+      );
+    r = await patch({ metadata: { finalizers: ['example.com/foreign'] } });
+    assert.is(r.status, 403, describe(r));
+    assert.match(
+      r.body,
+      new RegExp(`may only add or remove the finalizer ${announceFinalizer(id).replace(/\./g, '\\.')}`),
+    );
+    r = await patch({ metadata: { annotations: { 'touch-ts': '2000-01-01T00:00:00Z' } } });
+    assert.is(r.status, 403, describe(r));
+    assert.match(r.body, /its cluster IDs, labels and annotations belong to the member/);
+    r = await patch({ metadata: { finalizers: [announceFinalizer(id)] } });
+    assert.is(r.status, 200, describe(r));
+    assert.equal((r.json as { metadata: { finalizers?: string[] } }).metadata.finalizers, [
+      announceFinalizer(id),
+    ]);
+    r = await patch({ metadata: { finalizers: null } });
+    assert.is(r.status, 200, describe(r));
+    r = await request(auth, 'POST', `${MC}/${c.ns}/memberclusterannounces`, announce(c, id));
+    assert.is(r.status, 403, `the reconciler never creates announces: ${describe(r)}`);
+    r = await request(auth, 'DELETE', `${MC}/${c.ns}/memberclusterannounces/${announceName(id)}`);
+    assert.is(r.status, 200, `a silent member is retired: ${describe(r)}`);
+  },
+);
+
+/**
+ * [verb, group, resource, subresource, allowed, name?] — what the reconciler may and may not do:
+ * exactly the Role's verbs; `update` only on its own Lease; no ConfigMaps (its config is mounted),
+ * no Events.
+ */
+const RECONCILER_MATRIX: [string, string, string, string, boolean, string?][] = [
+  ['get', 'multicluster.crd.antrea.io', 'resourceexports', '', true],
   ['list', 'multicluster.crd.antrea.io', 'resourceexports', '', true],
   ['watch', 'multicluster.crd.antrea.io', 'resourceexports', '', true],
-  ['update', 'multicluster.crd.antrea.io', 'resourceexports', 'status', true],
-  ['update', 'multicluster.crd.antrea.io', 'resourceexports', 'finalizers', true],
+  ['patch', 'multicluster.crd.antrea.io', 'resourceexports', '', true],
+  ['delete', 'multicluster.crd.antrea.io', 'resourceexports', '', true],
+  ['update', 'multicluster.crd.antrea.io', 'resourceexports', '', false],
   ['create', 'multicluster.crd.antrea.io', 'resourceexports', '', false],
-  ['delete', 'multicluster.crd.antrea.io', 'resourceexports', '', false],
+  ['patch', 'multicluster.crd.antrea.io', 'resourceexports', 'status', true],
+  ['update', 'multicluster.crd.antrea.io', 'resourceexports', 'status', false],
+  ['update', 'multicluster.crd.antrea.io', 'resourceexports', 'finalizers', false],
   ['watch', 'multicluster.crd.antrea.io', 'memberclusterannounces', '', true],
+  ['patch', 'multicluster.crd.antrea.io', 'memberclusterannounces', '', true],
+  ['delete', 'multicluster.crd.antrea.io', 'memberclusterannounces', '', true],
   ['create', 'multicluster.crd.antrea.io', 'memberclusterannounces', '', false],
+  ['update', 'multicluster.crd.antrea.io', 'memberclusterannounces', '', false],
+  ['update', 'multicluster.crd.antrea.io', 'memberclusterannounces', 'finalizers', false],
   ['create', 'multicluster.crd.antrea.io', 'resourceimports', '', true],
+  ['patch', 'multicluster.crd.antrea.io', 'resourceimports', '', true],
   ['delete', 'multicluster.crd.antrea.io', 'resourceimports', '', true],
+  ['update', 'multicluster.crd.antrea.io', 'resourceimports', '', false],
+  ['patch', 'multicluster.crd.antrea.io', 'resourceimports', 'status', false],
   ['get', 'multicluster.crd.antrea.io', 'clustersets', '', true],
   ['update', 'multicluster.crd.antrea.io', 'clustersets', '', false],
   ['patch', 'multicluster.crd.antrea.io', 'clustersets', 'status', true],
-  ['create', '', 'events', '', true],
-  ['update', 'coordination.k8s.io', 'leases', '', true],
+  ['update', 'multicluster.crd.antrea.io', 'clustersets', 'status', false],
+  ['create', '', 'events', '', false],
+  ['create', 'events.k8s.io', 'events', '', false],
+  ['get', 'coordination.k8s.io', 'leases', '', true, RECONCILER_LEASE_NAME],
+  ['update', 'coordination.k8s.io', 'leases', '', true, RECONCILER_LEASE_NAME],
+  ['update', 'coordination.k8s.io', 'leases', '', false, 'another-lease'],
+  ['create', 'coordination.k8s.io', 'leases', '', false],
+  ['delete', 'coordination.k8s.io', 'leases', '', false, RECONCILER_LEASE_NAME],
+  ['get', '', 'configmaps', '', false, RECONCILER_CONFIG_NAME],
+  ['list', '', 'configmaps', '', false],
   ['get', '', 'secrets', '', false],
   ['list', '', 'secrets', '', false],
-  ['list', '', 'configmaps', '', false],
   ['create', '', 'serviceaccounts', '', false],
   ['create', 'rbac.authorization.k8s.io', 'rolebindings', '', false],
 ];
@@ -388,7 +574,7 @@ admission(
   async () => {
     const c = await context();
     const wrong: string[] = [];
-    for (const [verb, group, resource, subresource, expected] of RECONCILER_MATRIX) {
+    for (const [verb, group, resource, subresource, expected, name] of RECONCILER_MATRIX) {
       const r = await request(
         as(c, c.reconcilerToken),
         'POST',
@@ -396,22 +582,38 @@ admission(
         {
           apiVersion: 'authorization.k8s.io/v1',
           kind: 'SelfSubjectAccessReview',
-          spec: { resourceAttributes: { namespace: c.ns, verb, group, resource, subresource } },
+          spec: {
+            resourceAttributes: {
+              namespace: c.ns,
+              verb,
+              group,
+              resource,
+              subresource,
+              ...(name ? { name } : {}),
+            },
+          },
         },
       );
       const allowed = (r.json as { status?: { allowed?: boolean } } | undefined)?.status?.allowed === true;
       if (allowed !== expected)
         wrong.push(
-          `${verb} ${group || 'core'}/${resource}${subresource ? `/${subresource}` : ''}: allowed=${allowed}`,
+          `${verb} ${group || 'core'}/${resource}${subresource ? `/${subresource}` : ''}${name ? ` ${name}` : ''}: allowed=${allowed}`,
         );
     }
-    // Its own config map, by name, and nothing else.
+    // Not even its own config map: it reads the mounted file.
     const own = await request(
       as(c, c.reconcilerToken),
       'GET',
-      `/api/v1/namespaces/${c.ns}/configmaps/clusterset-reconciler-config`,
+      `/api/v1/namespaces/${c.ns}/configmaps/${RECONCILER_CONFIG_NAME}`,
     );
-    if (own.status !== 200) wrong.push(`get its config map: ${describe(own)}`);
+    if (own.status !== 403) wrong.push(`get its config map: ${describe(own)}`);
+    // The Lease exists for it to update, as rendered: no spec until a replica takes it.
+    const lease = await request(
+      as(c, c.reconcilerToken),
+      'GET',
+      `/apis/coordination.k8s.io/v1/namespaces/${c.ns}/leases/${RECONCILER_LEASE_NAME}`,
+    );
+    if (lease.status !== 200) wrong.push(`get its Lease: ${describe(lease)}`);
     assert.equal(wrong, []);
   },
 );

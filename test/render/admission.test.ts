@@ -5,8 +5,11 @@ import {
   celString,
   compiledImportsPolicyName,
   memberWritesPolicyName,
+  reconcilerUsername,
+  reconcilerWritesPolicyName,
   renderCompiledImportsPolicy,
   renderMemberWritesPolicy,
+  renderReconcilerWritesPolicy,
 } from '../../lib/render/admission';
 import { validateObject } from '../../lib/validate';
 import { dualRoleModel, minimalModel, only, planOf, renderInto, type ModelDraft } from '../helpers/models';
@@ -16,24 +19,31 @@ function renderAll(m: ModelDraft = minimalModel()): K8sObject[] {
   return renderInto((s) => {
     renderMemberWritesPolicy(s, p);
     renderCompiledImportsPolicy(s, p);
+    renderReconcilerWritesPolicy(s, p);
   });
 }
 
 const text = (o: K8sObject) => JSON.stringify(o);
 
-test('GIVEN the leader WHEN admission is rendered THEN two ValidatingAdmissionPolicies and their bindings, named after the leader namespace', () => {
+test('GIVEN the leader WHEN admission is rendered THEN three ValidatingAdmissionPolicies and their bindings, named after the leader namespace', () => {
   const objs = renderAll();
   assert.equal(objs.map((o) => `${o.apiVersion} ${o.kind}/${o.metadata.name}`).sort(), [
     'admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy/antrea-multicluster-compiled-imports',
     'admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy/antrea-multicluster-member-writes',
+    'admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy/antrea-multicluster-reconciler-writes',
     'admissionregistration.k8s.io/v1 ValidatingAdmissionPolicyBinding/antrea-multicluster-compiled-imports',
     'admissionregistration.k8s.io/v1 ValidatingAdmissionPolicyBinding/antrea-multicluster-member-writes',
+    'admissionregistration.k8s.io/v1 ValidatingAdmissionPolicyBinding/antrea-multicluster-reconciler-writes',
   ]);
-  for (const o of objs) assert.is(o.metadata.namespace, undefined, 'admission policies are cluster-scoped');
+  for (const o of objs) {
+    assert.is(o.metadata.namespace, undefined, 'admission policies are cluster-scoped');
+    assert.equal(o.metadata.annotations, { 'argocd.argoproj.io/sync-wave': '-1' }, 'guards go first');
+  }
   const m = minimalModel();
   m.leaderNamespace = 'mc-leader';
   assert.is(memberWritesPolicyName(planOf(m)), 'mc-leader-member-writes');
   assert.is(compiledImportsPolicyName(planOf(m)), 'mc-leader-compiled-imports');
+  assert.is(reconcilerWritesPolicyName(planOf(m)), 'mc-leader-reconciler-writes');
 });
 
 test('THEN each binding names its policy with validationActions [Deny]', () => {
@@ -42,7 +52,7 @@ test('THEN each binding names its policy with validationActions [Deny]', () => {
   }
 });
 
-test('THEN both policies fail closed and match only the leader namespace', () => {
+test('THEN every policy fails closed and matches only the leader namespace', () => {
   for (const vap of renderAll().filter((o) => o.kind === 'ValidatingAdmissionPolicy')) {
     const spec = vap.spec as { failurePolicy: string; matchConstraints: { namespaceSelector: unknown } };
     assert.is(spec.failurePolicy, 'Fail');
@@ -127,6 +137,121 @@ test('GIVEN custom delivery users THEN only they are exempted', () => {
   const s = text(only(renderAll(m), 'ValidatingAdmissionPolicy', 'antrea-multicluster-compiled-imports'));
   assert.ok(s.includes("'system:serviceaccount:gitops:applier'"));
   assert.not.ok(s.includes('argocd-application-controller'));
+});
+
+interface Vap {
+  matchConstraints: { resourceRules: unknown[] };
+  matchConditions: { name: string; expression: string }[];
+  variables: { name: string; expression: string }[];
+  validations: { expression: string; message?: string; messageExpression?: string; reason: string }[];
+}
+
+const reconcilerWrites = (m: ModelDraft = minimalModel()) =>
+  only(renderAll(m), 'ValidatingAdmissionPolicy', reconcilerWritesPolicyName(planOf(m))).spec as Vap;
+
+test('THEN reconciler-writes matches only the reconciler, on create and update of imports, exports and announces (not their status, not delete)', () => {
+  const spec = reconcilerWrites();
+  assert.equal(spec.matchConstraints.resourceRules, [
+    {
+      apiGroups: ['multicluster.crd.antrea.io'],
+      apiVersions: ['*'],
+      operations: ['CREATE', 'UPDATE'],
+      resources: ['memberclusterannounces', 'resourceexports', 'resourceimports'],
+    },
+  ]);
+  assert.equal(spec.matchConditions, [
+    {
+      name: 'reconciler-identity',
+      expression:
+        "request.userInfo.username == 'system:serviceaccount:antrea-multicluster:clusterset-reconciler'",
+    },
+  ]);
+  const m = minimalModel();
+  m.leaderNamespace = 'mc-leader';
+  assert.is(reconcilerUsername(planOf(m)), 'system:serviceaccount:mc-leader:clusterset-reconciler');
+  assert.match(
+    reconcilerWrites(m).matchConditions[0]!.expression,
+    "'system:serviceaccount:mc-leader:clusterset-reconciler'",
+  );
+});
+
+test("THEN reconciler-writes holds imports to the dynamic kinds under Antrea's names, and leaves compiled ones to compiled-imports", () => {
+  const spec = reconcilerWrites();
+  const all = spec.validations.map((v) => v.expression).join('\n');
+  assert.match(all, "variables.importKind in ['Endpoints', 'ClusterInfo', 'LabelIdentity']");
+  assert.match(
+    all,
+    "object.metadata.name == object.spec['namespace'] + '-' + object.spec.name + '-endpoints'",
+  );
+  assert.match(
+    all,
+    "object.metadata.name.endsWith('-clusterinfo') && has(object.spec.name) && object.spec.name == object.metadata.name",
+  );
+  assert.match(all, "object.spec['namespace'] == 'antrea-multicluster'");
+  assert.match(all, "object.metadata.name.matches('^[0-9a-f]{16}$')");
+  assert.match(all, 'object.spec.labelIdentity.id >= 1 && object.spec.labelIdentity.id <= 16777214');
+  assert.not.match(all, '__namespace__');
+  // Every import validation lets compiled imports through: the compiled-imports policy judges them.
+  for (const v of spec.validations.filter((x) =>
+    x.expression.startsWith("!(request.resource.resource == 'resourceimports')"),
+  ))
+    assert.match(
+      v.expression,
+      "!(request.resource.resource == 'resourceimports') || variables.compiledImport || ",
+    );
+  const compiled = only(renderAll(), 'ValidatingAdmissionPolicy', 'antrea-multicluster-compiled-imports')
+    .spec as Vap;
+  const variable = spec.variables.find((v) => v.name === 'compiledImport')!.expression;
+  assert.is(
+    compiled.validations[0]!.expression,
+    `!(${variable.replace(/object\./g, "(request.operation == 'DELETE' ? oldObject : object).")})`,
+    'the same test of "compiled" in both policies',
+  );
+
+  const m = minimalModel();
+  m.leaderNamespace = 'mc-leader';
+  assert.match(
+    reconcilerWrites(m)
+      .validations.map((v) => v.expression)
+      .join('\n'),
+    "object.spec['namespace'] == 'mc-leader'",
+  );
+});
+
+test('THEN reconciler-writes lets it only remove export finalizers and toggle its own announce finalizer', () => {
+  const spec = reconcilerWrites();
+  const all = spec.validations.map((v) => v.expression).join('\n');
+  assert.match(
+    all,
+    "!(request.resource.resource == 'resourceexports' || request.resource.resource == 'memberclusterannounces') || request.operation == 'UPDATE'",
+  );
+  for (const f of ['spec', 'metadata.labels'])
+    assert.match(
+      all,
+      `(has(object.${f}) ? has(oldObject.${f}) && object.${f} == oldObject.${f} : !has(oldObject.${f}))`,
+    );
+  assert.match(
+    all,
+    'object.metadata.finalizers.all(f, has(oldObject.metadata.finalizers) && f in oldObject.metadata.finalizers)',
+  );
+  for (const f of ['clusterID', 'clusterSetID', 'leaderClusterID', 'metadata.labels', 'metadata.annotations'])
+    assert.match(
+      all,
+      `(has(object.${f}) ? has(oldObject.${f}) && object.${f} == oldObject.${f} : !has(oldObject.${f}))`,
+    );
+  assert.equal(
+    spec.variables.find((v) => v.name === 'announceFinalizer'),
+    {
+      name: 'announceFinalizer',
+      expression:
+        "'memberclusterannounce.finalizer.antrea.io/' + (has(object.clusterID) ? object.clusterID : '')",
+    },
+  );
+  assert.match(all, 'f == variables.announceFinalizer');
+  for (const v of spec.validations) {
+    assert.ok(['Forbidden', 'Invalid'].includes(v.reason), v.reason);
+    assert.match(v.message ?? v.messageExpression ?? '', 'the reconciler');
+  }
 });
 
 test('THEN celString escapes quotes and backslashes', () => {

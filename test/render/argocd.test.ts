@@ -114,7 +114,7 @@ test('GIVEN a leader and members WHEN rendered THEN the leader Application is in
   assert.is(wave(only(objs, 'Application', 'test-set-west')), '1');
 });
 
-test('GIVEN the leader WHEN rendered THEN it ignores ResourceImport status and reconciler fields, token Secret data, ClusterSet status', () => {
+test('GIVEN the leader WHEN rendered THEN it ignores ResourceImport status and reconciler fields, the Lease spec, token Secret data, ClusterSet status', () => {
   const ids = spec(only(apps(withDelivery(minimalModel())), 'Application', 'test-set-hub')).ignoreDifferences;
   assert.equal(ids, [
     { group: 'multicluster.crd.antrea.io', kind: 'ClusterSet', jsonPointers: ['/status'] },
@@ -122,6 +122,12 @@ test('GIVEN the leader WHEN rendered THEN it ignores ResourceImport status and r
       group: 'multicluster.crd.antrea.io',
       kind: 'ResourceImport',
       jsonPointers: ['/status'],
+      managedFieldsManagers: [RECONCILER_FIELD_MANAGER],
+    },
+    {
+      group: 'coordination.k8s.io',
+      kind: 'Lease',
+      jsonPointers: ['/spec'],
       managedFieldsManagers: [RECONCILER_FIELD_MANAGER],
     },
     {
@@ -159,6 +165,7 @@ test('GIVEN a dual-role leader WHEN rendered THEN one Application in wave 0 igno
   assert.equal(kinds, [
     'ClusterSet/',
     'ResourceImport/',
+    'Lease/',
     'Secret/member-east',
     'Secret/member-hub',
     'Secret/member-west',

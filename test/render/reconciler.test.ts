@@ -1,27 +1,85 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { createHash } from 'node:crypto';
+import { DEFAULT_RECONCILER_IMAGE } from '../../lib/names';
+import type { K8sObject } from '../../lib/render';
 import {
+  CONFIG_CHECKSUM_ANNOTATION,
   RECONCILER_CONFIG_KEY,
   RECONCILER_CONFIG_NAME,
   RECONCILER_NAME,
   reconcilerConfig,
   renderReconciler,
 } from '../../lib/render/reconciler';
+import {
+  DEFAULT_RETIRE_MEMBERS_AFTER_SECONDS,
+  parseReconcilerConfigText,
+  type ReconcilerConfig,
+} from '../../lib/reconciler/config';
 import { validateObject } from '../../lib/validate';
-import { minimalModel, only, planOf, renderInto, service, twoNetworkModel } from '../helpers/models';
+import pkg from '../../package.json';
+import {
+  minimalModel,
+  only,
+  planOf,
+  renderInto,
+  service,
+  twoNetworkModel,
+  type ModelDraft,
+} from '../helpers/models';
 
-function renderAll(m = minimalModel()) {
+function renderAll(m: ModelDraft = minimalModel()): K8sObject[] {
   const p = planOf(m);
   return renderInto((s) => renderReconciler(s, p));
 }
 
 type Rule = { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] };
 
-test('GIVEN the leader WHEN the reconciler is rendered THEN ServiceAccount, Role, RoleBinding and config in the leader namespace', () => {
+interface Container {
+  name: string;
+  image: string;
+  args: string[];
+  env: unknown[];
+  ports: unknown[];
+  livenessProbe: unknown;
+  readinessProbe: unknown;
+  resources: unknown;
+  securityContext: unknown;
+  volumeMounts: unknown[];
+}
+
+interface PodSpec {
+  serviceAccountName: string;
+  automountServiceAccountToken: boolean;
+  securityContext: unknown;
+  containers: Container[];
+  volumes: unknown[];
+}
+
+interface DeploymentSpec {
+  replicas: number;
+  selector: unknown;
+  template: {
+    metadata: { labels: Record<string, string>; annotations: Record<string, string> };
+    spec: PodSpec;
+  };
+}
+
+const deployment = (objs: K8sObject[]) => only(objs, 'Deployment').spec as DeploymentSpec;
+const configText = (objs: K8sObject[]) =>
+  (only(objs, 'ConfigMap').data as Record<string, string>)[RECONCILER_CONFIG_KEY]!;
+
+test('GIVEN the leader WHEN the reconciler is rendered THEN ServiceAccount, Role, RoleBinding, config, Lease and Deployment in the leader namespace', () => {
   const objs = renderAll();
+  assert.equal(objs.map((o) => `${o.apiVersion} ${o.kind}/${o.metadata.name}`).sort(), [
+    'apps/v1 Deployment/clusterset-reconciler',
+    'coordination.k8s.io/v1 Lease/clusterset-reconciler',
+    'rbac.authorization.k8s.io/v1 Role/clusterset-reconciler',
+    'rbac.authorization.k8s.io/v1 RoleBinding/clusterset-reconciler',
+    'v1 ConfigMap/clusterset-reconciler-config',
+    'v1 ServiceAccount/clusterset-reconciler',
+  ]);
   for (const o of objs) assert.is(o.metadata.namespace, 'antrea-multicluster');
-  assert.is(only(objs, 'ServiceAccount').metadata.name, RECONCILER_NAME);
-  assert.is(only(objs, 'Role').metadata.name, RECONCILER_NAME);
   const rb = only(objs, 'RoleBinding');
   assert.equal(rb.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: RECONCILER_NAME });
   assert.equal(rb.subjects, [
@@ -31,36 +89,187 @@ test('GIVEN the leader WHEN the reconciler is rendered THEN ServiceAccount, Role
   for (const o of objs) assert.equal(validateObject(o, o.metadata.name), []);
 });
 
-test('THEN the Role is least privilege: no write on compiled-import-free kinds, no cluster-wide secrets', () => {
+test('THEN the Role grants exactly the verbs the reconciler uses, and nothing more', () => {
+  const mc = 'multicluster.crd.antrea.io';
+  assert.equal(only(renderAll(), 'Role').rules as Rule[], [
+    { apiGroups: [mc], resources: ['resourceexports'], verbs: ['get', 'list', 'watch', 'patch', 'delete'] },
+    { apiGroups: [mc], resources: ['resourceexports/status'], verbs: ['patch'] },
+    {
+      apiGroups: [mc],
+      resources: ['memberclusterannounces'],
+      verbs: ['get', 'list', 'watch', 'patch', 'delete'],
+    },
+    {
+      apiGroups: [mc],
+      resources: ['resourceimports'],
+      verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+    },
+    { apiGroups: [mc], resources: ['clustersets'], verbs: ['get', 'list', 'watch'] },
+    { apiGroups: [mc], resources: ['clustersets/status'], verbs: ['patch'] },
+    {
+      apiGroups: ['coordination.k8s.io'],
+      resources: ['leases'],
+      resourceNames: [RECONCILER_NAME],
+      verbs: ['get', 'update'],
+    },
+  ]);
+});
+
+test('THEN the Role has no ConfigMaps, Events, Secrets, finalizers subresources, wildcards, or update but on its Lease', () => {
   const rules = only(renderAll(), 'Role').rules as Rule[];
+  const resources = rules.flatMap((r) => r.resources);
+  for (const r of ['configmaps', 'events', 'secrets']) assert.not.ok(resources.includes(r), r);
   assert.not.ok(
-    rules.some((r) => r.resources.includes('secrets')),
-    'no secrets',
+    resources.some((r) => r.endsWith('/finalizers')),
+    'no */finalizers',
   );
   assert.not.ok(
     rules.some((r) => r.verbs.includes('*') || r.resources.includes('*')),
     'no wildcards',
   );
-  const cm = rules.find((r) => r.resources.includes('configmaps'))!;
-  assert.equal(cm.resourceNames, [RECONCILER_CONFIG_NAME]);
+  assert.equal(
+    rules.filter((r) => r.verbs.includes('update')).flatMap((r) => r.resources),
+    ['leases'],
+  );
   assert.not.ok(
-    rules.some((r) => r.resources.includes('resourceexports') && r.verbs.includes('create')),
-    'the reconciler never creates exports',
+    rules.some(
+      (r) =>
+        (r.resources.includes('resourceexports') || r.resources.includes('memberclusterannounces')) &&
+        r.verbs.includes('create'),
+    ),
+    'the reconciler never creates exports or announces',
   );
 });
 
-test('THEN the config lists members and Services in canonical order with declared ports', () => {
+test('THEN the Lease it elects a writer with exists, with no spec', () => {
+  const lease = only(renderAll(), 'Lease');
+  assert.equal(lease, {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: { name: RECONCILER_NAME, namespace: 'antrea-multicluster' },
+  });
+});
+
+test('THEN the Deployment runs the reconciler with the mounted config, its Pod name, health probes and metrics port', () => {
+  const d = deployment(renderAll());
+  assert.is(d.replicas, 2);
+  assert.equal(d.selector, { matchLabels: { 'app.kubernetes.io/name': RECONCILER_NAME } });
+  assert.equal(d.template.metadata.labels, { 'app.kubernetes.io/name': RECONCILER_NAME });
+  const pod = d.template.spec;
+  assert.is(pod.serviceAccountName, RECONCILER_NAME);
+  assert.is(pod.automountServiceAccountToken, true);
+  assert.is(pod.containers.length, 1);
+  const c = pod.containers[0]!;
+  assert.is(c.name, 'reconciler');
+  assert.is(c.image, DEFAULT_RECONCILER_IMAGE);
+  assert.equal(c.args, [
+    'reconcile',
+    '--namespace',
+    'antrea-multicluster',
+    '--config',
+    '/etc/clusterset/config.json',
+    '--listen',
+    '0.0.0.0:8080',
+  ]);
+  assert.equal(c.env, [
+    { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+    { name: 'NODE_OPTIONS', value: '--max-semi-space-size=2' },
+  ]);
+  assert.equal(c.ports, [{ name: 'http-metrics', containerPort: 8080, protocol: 'TCP' }]);
+  assert.equal(c.livenessProbe, {
+    httpGet: { path: '/healthz', port: 8080 },
+    periodSeconds: 10,
+    failureThreshold: 3,
+  });
+  assert.equal(c.readinessProbe, { httpGet: { path: '/readyz', port: 8080 }, periodSeconds: 5 });
+  assert.equal(c.resources, { requests: { cpu: '50m', memory: '192Mi' }, limits: { memory: '384Mi' } });
+  assert.equal(c.volumeMounts, [
+    { name: 'config', mountPath: '/etc/clusterset', readOnly: true },
+    { name: 'tmp', mountPath: '/tmp' },
+  ]);
+  assert.equal(pod.volumes, [
+    { name: 'config', configMap: { name: RECONCILER_CONFIG_NAME } },
+    { name: 'tmp', emptyDir: {} },
+  ]);
+});
+
+test('THEN the Pods run as non-root 65532 with RuntimeDefault seccomp, no privilege escalation, a read-only root and no capabilities', () => {
+  const pod = deployment(renderAll()).template.spec;
+  assert.equal(pod.securityContext, {
+    runAsNonRoot: true,
+    runAsUser: 65532,
+    runAsGroup: 65532,
+    seccompProfile: { type: 'RuntimeDefault' },
+  });
+  assert.equal(pod.containers[0]!.securityContext, {
+    allowPrivilegeEscalation: false,
+    readOnlyRootFilesystem: true,
+    privileged: false,
+    capabilities: { drop: ['ALL'] },
+  });
+});
+
+test('THEN the default image is ghcr.io/clusterset/clusterset at the package version', () => {
+  assert.is(DEFAULT_RECONCILER_IMAGE, `ghcr.io/clusterset/clusterset:${pkg.version}`);
+});
+
+test('GIVEN reconciler settings in the model THEN image, replicas and resources follow them, unset values keep their defaults', () => {
+  const m = minimalModel();
+  m.reconciler = {
+    image: 'registry.example.com/platform/clusterset:1.2.3',
+    replicas: 3,
+    resources: { requests: { memory: '128Mi' }, limits: { cpu: '1', memory: '512Mi' } },
+  };
+  const d = deployment(renderAll(m));
+  assert.is(d.replicas, 3);
+  const c = d.template.spec.containers[0]!;
+  assert.is(c.image, 'registry.example.com/platform/clusterset:1.2.3');
+  assert.equal(c.resources, {
+    requests: { cpu: '50m', memory: '128Mi' },
+    limits: { cpu: '1', memory: '512Mi' },
+  });
+});
+
+test('THEN the Pod template carries the SHA-256 of config.json, so a config change rolls the Pods', () => {
+  const objs = renderAll();
+  const sum = deployment(objs).template.metadata.annotations[CONFIG_CHECKSUM_ANNOTATION];
+  assert.is(sum, createHash('sha256').update(configText(objs), 'utf8').digest('hex'));
+  assert.match(sum!, /^[0-9a-f]{64}$/);
+});
+
+test('GIVEN a model change WHEN it changes the config THEN the checksum changes, and WHEN it does not THEN the checksum stays', () => {
+  const sum = (m: ModelDraft) =>
+    deployment(renderAll(m)).template.metadata.annotations[CONFIG_CHECKSUM_ANNOTATION];
+  const base = sum(minimalModel());
+  assert.is(sum(minimalModel()), base, 'the same model, the same checksum');
+
+  const port = minimalModel();
+  port.services![0]!.ports[0]!.port = 9090;
+  assert.is.not(sum(port), base, 'a port');
+  const retire = minimalModel();
+  retire.reconciler = { retireMembersAfter: '1h' };
+  assert.is.not(sum(retire), base, 'the retirement age');
+
+  const deploymentOnly = minimalModel();
+  deploymentOnly.reconciler = { image: 'registry.example.com/clusterset:2.0.0', replicas: 1 };
+  assert.is(sum(deploymentOnly), base, 'image and replicas are not in the config');
+  const reordered = minimalModel();
+  reordered.clusters.reverse();
+  reordered.members.reverse();
+  assert.is(sum(reordered), base, 'the order the model lists things in');
+});
+
+test('THEN the config lists members and Services in canonical order with declared ports, and parses as a ReconcilerConfig', () => {
   const m = twoNetworkModel();
   m.services = [
     service('shop', 'cart', ['west', 'east'], [{ name: 'http', port: 8080 }]),
     service('prod', 'api', ['east'], [{ port: 80, protocol: 'UDP' }]),
   ];
-  const cm = only(renderAll(m), 'ConfigMap');
-  const text = (cm.data as Record<string, string>)[RECONCILER_CONFIG_KEY]!;
+  const text = configText(renderAll(m));
   assert.ok(text.endsWith('\n'));
   const config = JSON.parse(text) as unknown;
   assert.equal(config, reconcilerConfig(planOf(m)));
-  assert.equal(config, {
+  const expected: ReconcilerConfig = {
     clusterSetId: 'test-set',
     leaderNamespace: 'antrea-multicluster',
     leader: 'hub',
@@ -82,7 +291,25 @@ test('THEN the config lists members and Services in canonical order with declare
         exportedFrom: ['east', 'west'],
       },
     ],
-  });
+    retireMembersAfterSeconds: DEFAULT_RETIRE_MEMBERS_AFTER_SECONDS,
+  };
+  assert.equal(config, expected);
+  assert.equal(Object.keys(config as object), Object.keys(expected), 'canonical key order');
+  assert.equal(parseReconcilerConfigText(text, RECONCILER_CONFIG_NAME), expected);
+});
+
+test('GIVEN retireMembersAfter WHEN rendered THEN the config holds it in seconds', () => {
+  for (const [after, seconds] of [
+    ['24h', 86400],
+    ['90m', 5400],
+    ['1h30m', 5400],
+    ['30s', 30],
+    ['1.5h', 5400],
+  ] as const) {
+    const m = minimalModel();
+    m.reconciler = { retireMembersAfter: after };
+    assert.is(reconcilerConfig(planOf(m)).retireMembersAfterSeconds, seconds, after);
+  }
 });
 
 test.run();

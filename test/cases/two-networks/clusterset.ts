@@ -4,6 +4,8 @@
  * port number on UDP and TCP), exported across networks. Custom namespaces and token Secret name.
  * Delivery from the leader with every setting changed: Argo CD in its own namespace and project,
  * clusters named as registered in Argo CD, Flux with a git Secret and a custom kubeconfig Secret.
+ * The reconciler with every setting changed: its own image, one replica, members retired after
+ * 90 minutes, more memory.
  */
 import type { ClusterSetProps } from '../../../lib/model';
 
@@ -41,6 +43,12 @@ const model: ClusterSetProps = {
     },
   ],
   secrets: { memberTokenSecretName: 'net-set-leader-token' },
+  reconciler: {
+    image: 'registry.example.com/platform/clusterset:0.1.0',
+    replicas: 1,
+    retireMembersAfter: '90m',
+    resources: { requests: { memory: '128Mi' }, limits: { memory: '512Mi' } },
+  },
   delivery: {
     repoURL: 'ssh://git@git.example.com/net/gitops.git',
     branch: 'release/2026.12',
