@@ -8,6 +8,7 @@ export default tseslint.config(
       'out/**',
       'generated/**',
       '.cache/**',
+      'dist/**',
       'test/cases/*/expected/**',
       'test/kube/**/*.go',
     ],

@@ -10,6 +10,7 @@ import type { CompileResult } from '../compile';
 import { diffCommand, staleSummary } from './diff';
 import { explainCommand } from './explain';
 import { initCommand } from './init';
+import { reconcileCommand } from './reconcile';
 import { tokenCommand } from './token';
 import { compileModelFile } from './model';
 import { planWrite, writeOut } from './write';
@@ -95,6 +96,7 @@ export async function main(argv: string[]): Promise<void> {
     .command(explainCommand)
     .command(initCommand)
     .command(tokenCommand)
+    .command(reconcileCommand)
     .demandCommand(1)
     .strict()
     .help()

@@ -93,6 +93,13 @@ export interface Cluster {
   version: string;
   /** Stops the three processes (SIGTERM, then SIGKILL after 10 s) and removes dir unless kept. */
   stop(): Promise<void>;
+  /** etcd's client URL (http://127.0.0.1:<port>), for tests that compact or inspect it. */
+  etcdUrl: string;
+  /**
+   * Restarts kube-apiserver on the same port, data and certificates: `signal` (default SIGKILL)
+   * ends it, it stays down for `downMs`, then it starts again and this resolves once /readyz is ok.
+   */
+  restartApiserver(opts?: { signal?: NodeJS.Signals; downMs?: number }): Promise<void>;
 }
 
 interface Proc {
@@ -303,6 +310,7 @@ async function stopProcs(procs: Proc[]): Promise<void> {
   // Controller manager and API server first, etcd last.
   for (const p of [...procs].reverse()) {
     if (p.exitCode !== undefined) continue;
+    p.child.ref(); // unref'd at start: without this, awaiting its exit can let Node exit first
     killGroup(p.child.pid, 'SIGTERM');
     const done = await Promise.race([p.exited.then(() => true), sleep(10_000).then(() => false)]);
     if (!done) {
@@ -609,6 +617,7 @@ async function startOne(
     procs.push(p);
     if (p.child.pid) fs.appendFileSync(pidFile, `${p.child.pid}\n`);
   };
+  let startApiserver: () => Promise<void> = async () => {};
   const cluster: Cluster = {
     name,
     server,
@@ -619,6 +628,19 @@ async function startOne(
     admin,
     dir,
     version: bin.version,
+    etcdUrl: `http://127.0.0.1:${etcdClient}`,
+    restartApiserver: async ({ signal = 'SIGKILL', downMs = 0 } = {}) => {
+      const i = procs.findIndex((p) => p.name === 'kube-apiserver' && p.exitCode === undefined);
+      if (i < 0) throw new Error(`${name}: kube-apiserver is not running`);
+      const old = procs[i]!;
+      // The child is unref'd; hold the loop until its exit is seen (else the await can hang).
+      old.child.ref();
+      killGroup(old.child.pid, signal);
+      await old.exited;
+      procs.splice(i, 1);
+      await sleep(downMs);
+      await startApiserver();
+    },
     stop: async () => {
       if (r.stopped) return;
       r.stopped = true;
@@ -653,8 +675,8 @@ async function startOne(
         logs,
       ),
     );
-    record(
-      startProc(
+    startApiserver = async () => {
+      const apiserver = startProc(
         'kube-apiserver',
         path.join(bin.dir, 'kube-apiserver'),
         [
@@ -681,13 +703,15 @@ async function startOne(
           ...(opts.apiserverArgs ?? []),
         ],
         logs,
-      ),
-    );
+      );
+      record(apiserver);
+      await waitFor(`${name}: kube-apiserver /readyz`, timeout, procs, async () => {
+        const res = await request(admin, 'GET', '/readyz', undefined, undefined, 5000);
+        return res.status === 200 && res.body.trim() === 'ok';
+      });
+    };
     const timeout = opts.readyTimeoutMs ?? 180_000;
-    await waitFor(`${name}: kube-apiserver /readyz`, timeout, procs, async () => {
-      const res = await request(admin, 'GET', '/readyz', undefined, undefined, 5000);
-      return res.status === 200 && res.body.trim() === 'ok';
-    });
+    await startApiserver();
     record(
       startProc(
         'kube-controller-manager',

@@ -1,0 +1,39 @@
+# The clusterset reconciler image: this package compiled to JavaScript (`npm run build:js`), run by
+# Node as user 65532. The leader bundle's Deployment runs it; its default tag is the package
+# version (DEFAULT_RECONCILER_IMAGE in lib/names.ts), so build and push it with each release:
+#
+#   docker build -t ghcr.io/clusterset/clusterset:"$(node -p "require('./package.json').version")" .
+#
+# Not built by this repository's tests: the development and CI machines have no container engine,
+# so what the image runs is checked there as `npm run build:js && node dist/lib/cli/main.js --help`.
+# Node 20.19 or newer is needed: dist/ loads @kubernetes/client-node, an ES module, with require().
+
+# Compile: all dependencies (TypeScript is a dev dependency), then lib/ and generated/ into dist/.
+FROM node:20-bookworm-slim AS build
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/build-js.ts scripts/
+COPY crds crds
+COPY generated generated
+COPY lib lib
+RUN npm run build:js
+
+# Production dependencies only.
+FROM node:20-bookworm-slim AS deps
+WORKDIR /src
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev && npm cache clean --force
+
+# Runtime: package files, production node_modules and the compiled output; nothing else.
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY --from=deps /src/node_modules node_modules
+COPY --from=build /src/dist dist
+# The Deployment runs it as 65532:65532 too (runAsNonRoot); the files stay root-owned and read-only.
+USER 65532:65532
+ENTRYPOINT ["node", "dist/lib/cli/main.js"]
+CMD ["reconcile"]

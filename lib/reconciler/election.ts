@@ -1,0 +1,231 @@
+/**
+ * Leader election through a coordination.k8s.io Lease, with client-go's rules (leaderelection.go):
+ * a candidate takes the Lease when it is free, its own, or not renewed for `leaseDurationS` as
+ * measured on the candidate's own clock from when it last saw the record change (no trust in other
+ * clocks); the holder renews every `retryPeriodMs` and counts as leader only while its last
+ * successful renewal is younger than `renewDeadlineMs` (< leaseDuration), so that it stops writing
+ * before anyone else may start. Every write is a compare-and-swap on resourceVersion.
+ *
+ * The Lease is rendered in the leader bundle (the reconciler may only get and update it, by name).
+ * Its annotations also carry state that must survive restarts (the label ID cursor).
+ */
+import { isApiError, type KubeClient } from './kube';
+import type { Logger } from './log';
+import { sleep } from './sleep';
+
+export interface ElectorOptions {
+  readonly client: KubeClient;
+  readonly namespace: string;
+  readonly name: string;
+  readonly identity: string;
+  readonly fieldManager: string;
+  readonly log: Logger;
+  /** @default 15 */
+  readonly leaseDurationS?: number;
+  /** @default 10000 */
+  readonly renewDeadlineMs?: number;
+  /** @default 2000 */
+  readonly retryPeriodMs?: number;
+  readonly onStartedLeading: () => void;
+  readonly onStoppedLeading: () => void;
+  readonly now?: () => number;
+}
+
+interface Lease {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    resourceVersion?: string;
+    annotations?: Record<string, string>;
+  };
+  spec?: {
+    holderIdentity?: string;
+    leaseDurationSeconds?: number;
+    acquireTime?: string;
+    renewTime?: string;
+    leaseTransitions?: number;
+  };
+}
+
+/** MicroTime, as the Lease API wants it: RFC 3339 with microseconds. */
+function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+export class LeaderElector {
+  private lease: Lease | undefined;
+  /** The record (holder + renewTime) we last saw, and when we saw it change, on our clock. */
+  private observedRecord = '';
+  private observedAt = 0;
+  private leading = false;
+  private lastRenewMs = 0;
+  private readonly now: () => number;
+  private readonly path: string;
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly o: ElectorOptions) {
+    this.now = o.now ?? Date.now;
+    this.path = `/apis/coordination.k8s.io/v1/namespaces/${o.namespace}/leases/${o.name}`;
+  }
+
+  private get renewDeadlineMs(): number {
+    return this.o.renewDeadlineMs ?? 10_000;
+  }
+
+  /** True while this process holds the Lease and renewed it recently enough to act on it. */
+  isLeader(): boolean {
+    return this.leading && this.now() - this.lastRenewMs < this.renewDeadlineMs;
+  }
+
+  get holder(): string | undefined {
+    return this.lease?.spec?.holderIdentity || undefined;
+  }
+
+  /** An annotation of the Lease as last read or written. */
+  annotation(key: string): string | undefined {
+    return this.lease?.metadata.annotations?.[key];
+  }
+
+  /**
+   * Writes annotations on the Lease while leading, renewing it at the same time; resolves once
+   * stored. Serialized with renewals.
+   */
+  setAnnotations(annotations: Record<string, string>): Promise<void> {
+    const run = this.chain.then(async () => {
+      for (let attempt = 0; ; attempt++) {
+        if (!this.isLeader()) throw new Error('not the leader: the Lease cannot be written');
+        try {
+          await this.write(annotations);
+          return;
+        } catch (e) {
+          if (!isApiError(e, 409) || attempt >= 3) throw e;
+          await this.read();
+        }
+      }
+    });
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async read(): Promise<Lease> {
+    const lease = await this.o.client.request<Lease>('GET', this.path, undefined, {
+      timeoutMs: this.renewDeadlineMs / 2,
+    });
+    this.lease = lease;
+    const record = `${lease.spec?.holderIdentity ?? ''}|${lease.spec?.renewTime ?? ''}`;
+    if (record !== this.observedRecord) {
+      this.observedRecord = record;
+      this.observedAt = this.now();
+    }
+    return lease;
+  }
+
+  /** PUT with our identity as holder (acquire or renew), plus annotations; compare-and-swap. */
+  private async write(annotations: Record<string, string> = {}, release = false): Promise<void> {
+    const cur = this.lease;
+    if (!cur) throw new Error('Lease not read yet');
+    const now = this.now();
+    const spec = cur.spec ?? {};
+    const mine = spec.holderIdentity === this.o.identity;
+    const body: Lease = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: {
+        ...cur.metadata,
+        annotations: { ...(cur.metadata.annotations ?? {}), ...annotations },
+      },
+      spec: release
+        ? { ...spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: microTime(now) }
+        : {
+            ...spec,
+            holderIdentity: this.o.identity,
+            leaseDurationSeconds: this.o.leaseDurationS ?? 15,
+            acquireTime: mine && spec.acquireTime ? spec.acquireTime : microTime(now),
+            renewTime: microTime(now),
+            leaseTransitions: (spec.leaseTransitions ?? 0) + (mine || !spec.holderIdentity ? 0 : 1),
+          },
+    };
+    if (Object.keys(body.metadata.annotations!).length === 0) delete body.metadata.annotations;
+    const stored = await this.o.client.request<Lease>(
+      'PUT',
+      `${this.path}?fieldManager=${encodeURIComponent(this.o.fieldManager)}`,
+      body,
+      { timeoutMs: this.renewDeadlineMs / 2 },
+    );
+    this.lease = stored;
+    this.observedRecord = `${stored.spec?.holderIdentity ?? ''}|${stored.spec?.renewTime ?? ''}`;
+    this.observedAt = now;
+    if (!release) this.lastRenewMs = now;
+  }
+
+  private stopLeading(why: string): void {
+    if (!this.leading) return;
+    this.leading = false;
+    this.o.log.warn('stopped leading', { lease: this.o.name, identity: this.o.identity, why });
+    this.o.onStoppedLeading();
+  }
+
+  /** Runs until the signal aborts; then releases the Lease if held. */
+  async run(signal: AbortSignal): Promise<void> {
+    const retry = this.o.retryPeriodMs ?? 2000;
+    let missingLogged = false;
+    while (!signal.aborted) {
+      const step = this.chain.then(() => this.tryAcquireOrRenew());
+      this.chain = step.catch(() => undefined);
+      try {
+        await step;
+        missingLogged = false;
+      } catch (e) {
+        if (isApiError(e, 404)) {
+          if (!missingLogged)
+            this.o.log.warn('the Lease does not exist yet (it is part of the leader bundle); waiting', {
+              lease: `${this.o.namespace}/${this.o.name}`,
+            });
+          missingLogged = true;
+        } else if (!isApiError(e, 409)) {
+          this.o.log.warn('Lease read or write failed', { error: (e as Error).message });
+        }
+      }
+      if (this.leading && !this.isLeader())
+        this.stopLeading(`no successful renewal for ${this.renewDeadlineMs} ms`);
+      await sleep(retry, signal);
+    }
+    await this.chain;
+    if (this.leading) {
+      this.leading = false;
+      try {
+        await this.read();
+        if (this.lease?.spec?.holderIdentity === this.o.identity) await this.write({}, true);
+        this.o.log.info('released the Lease', { lease: this.o.name });
+      } catch (e) {
+        this.o.log.warn('could not release the Lease', { error: (e as Error).message });
+      }
+      this.o.onStoppedLeading();
+    }
+  }
+
+  private async tryAcquireOrRenew(): Promise<void> {
+    const lease = await this.read();
+    const holder = lease.spec?.holderIdentity ?? '';
+    const now = this.now();
+    if (holder === this.o.identity) {
+      await this.write();
+      if (!this.leading) this.becomeLeader();
+      return;
+    }
+    if (this.leading) this.stopLeading(`the Lease is held by ${holder || 'nobody'}`);
+    const duration = (lease.spec?.leaseDurationSeconds ?? this.o.leaseDurationS ?? 15) * 1000;
+    const free = holder === '' || now > this.observedAt + duration;
+    if (!free) return;
+    await this.write();
+    this.becomeLeader();
+  }
+
+  private becomeLeader(): void {
+    this.leading = true;
+    this.o.log.info('started leading', { lease: this.o.name, identity: this.o.identity });
+    this.o.onStartedLeading();
+  }
+}

@@ -1,0 +1,160 @@
+// A compiled ClusterSet on real control planes, for the reconciler's end-to-end tests and benchmark:
+// the model compiled, its bundles applied the way Argo CD applies them (members prepared as Antrea's
+// member manifest leaves them), the members' real tokens read from the Secrets the controller manager
+// filled, and a token for the reconciler's own ServiceAccount, with a kubeconfig holding it.
+
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { compile } from '../../lib/compile';
+import { memberIdentityName } from '../../lib/names';
+import type { Plan } from '../../lib/plan';
+import { RECONCILER_CONFIG_KEY, RECONCILER_CONFIG_NAME } from '../../lib/names';
+import { loadYaml } from '../../lib/yaml';
+import type { ModelDraft } from '../helpers/models';
+import type { Auth, Cluster } from '../kube/cluster';
+import { request, startClusters } from '../kube/cluster';
+import type { BundleObject } from '../kube/apply';
+import { applyBundle, applyObject } from '../kube/apply';
+import { eventually } from '../kube/wait';
+import { ANTREA_MEMBER_CRDS } from './crds';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+export interface ClusterSetFixture {
+  readonly plan: Plan;
+  /** Cluster ID → control plane (the leader and FixtureOptions.memberClusters). */
+  readonly clusters: Map<string, Cluster>;
+  readonly leader: Cluster;
+  /** The leader namespace. */
+  readonly ns: string;
+  /** Member ID → its real token in the leader. */
+  readonly tokens: Map<string, string>;
+  /** A kubeconfig file authenticating as the reconciler's ServiceAccount (TokenRequest, 6 h). */
+  readonly reconcilerKubeconfig: string;
+  readonly reconcilerToken: string;
+  /** The compiled config.json, as the Deployment mounts it. */
+  readonly configPath: string;
+  /** Temporary directory of the rendered output and kubeconfigs. */
+  readonly dir: string;
+}
+
+export interface FixtureOptions {
+  /** Members that get a control plane of their own (default: none; only the leader runs). */
+  readonly memberClusters?: readonly string[];
+  /** Extra kube-apiserver flags for the leader. */
+  readonly leaderApiserverArgs?: string[];
+}
+
+async function installAntreaMember(cluster: Cluster): Promise<void> {
+  for (const file of ANTREA_MEMBER_CRDS) {
+    const obj = loadYaml(fs.readFileSync(path.join(ROOT, 'crds', file), 'utf8')) as BundleObject['obj'];
+    const r = await applyObject(cluster, { file, obj, wave: 0 }, { fieldManager: 'antrea-install' });
+    if ('rejection' in r) throw new Error(`installing ${file}: ${r.rejection.message}`);
+  }
+}
+
+/** Compiles `model`, starts control planes, applies the bundles and collects the credentials. */
+export async function setUpClusterSet(
+  model: ModelDraft,
+  prefix: string,
+  opts: FixtureOptions = {},
+): Promise<ClusterSetFixture> {
+  const r = compile(model);
+  if (!r.plan || r.diagnostics.length > 0)
+    throw new Error(
+      `model does not compile:\n${r.diagnostics.map((d) => `${d.path}: ${d.message}`).join('\n')}`,
+    );
+  const plan = r.plan;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `clusterset-${prefix}-`));
+  for (const [file, text] of r.files) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), text);
+  }
+  const ids = [plan.leader.id, ...(opts.memberClusters ?? []).filter((id) => id !== plan.leader.id)];
+  const started = await startClusters(
+    ids.map((id) => `${prefix}-${id}`),
+    opts.leaderApiserverArgs ? { apiserverArgs: opts.leaderApiserverArgs } : {},
+  );
+  const clusters = new Map(ids.map((id) => [id, started.get(`${prefix}-${id}`)!]));
+  const leader = clusters.get(plan.leader.id)!;
+  for (const id of [plan.leader.id, ...ids.filter((i) => i !== plan.leader.id)]) {
+    const cluster = clusters.get(id)!;
+    if (plan.members.some((m) => m.id === id)) await installAntreaMember(cluster);
+    const result = await applyBundle(cluster, path.join(dir, 'clusters', id));
+    if (result.rejected.length > 0)
+      throw new Error(
+        `bundle ${id} was not applied cleanly:\n${result.rejected.map((x) => `${x.kind} ${x.name}: ${x.message}`).join('\n')}`,
+      );
+  }
+  const ns = plan.leaderNamespace;
+  const tokens = new Map<string, string>();
+  for (const m of plan.members) {
+    const secret = memberIdentityName(m.id);
+    tokens.set(
+      m.id,
+      await eventually(`token in Secret ${ns}/${secret}`, async () => {
+        const res = await request(leader.admin, 'GET', `/api/v1/namespaces/${ns}/secrets/${secret}`);
+        const data = (res.json as { data?: Record<string, string> } | undefined)?.data;
+        return data?.token ? Buffer.from(data.token, 'base64').toString('utf8') : undefined;
+      }),
+    );
+  }
+  const reconcilerToken = await tokenFor(leader, ns, 'clusterset-reconciler');
+  const reconcilerKubeconfig = path.join(dir, 'reconciler.kubeconfig');
+  fs.writeFileSync(reconcilerKubeconfig, kubeconfigFor(leader, 'reconciler', reconcilerToken));
+  const cm = loadYaml(
+    fs.readFileSync(
+      path.join(dir, 'clusters', plan.leader.id, ns, `ConfigMap.${RECONCILER_CONFIG_NAME}.yaml`),
+      'utf8',
+    ),
+  ) as { data: Record<string, string> };
+  const configPath = path.join(dir, 'config.json');
+  fs.writeFileSync(configPath, cm.data[RECONCILER_CONFIG_KEY]!);
+  return { plan, clusters, leader, ns, tokens, reconcilerKubeconfig, reconcilerToken, configPath, dir };
+}
+
+/** A short-lived token of a ServiceAccount (TokenRequest), as its Pod would get one. */
+export async function tokenFor(
+  cluster: Cluster,
+  ns: string,
+  sa: string,
+  seconds = 6 * 3600,
+): Promise<string> {
+  const tr = await request(cluster.admin, 'POST', `/api/v1/namespaces/${ns}/serviceaccounts/${sa}/token`, {
+    apiVersion: 'authentication.k8s.io/v1',
+    kind: 'TokenRequest',
+    spec: { expirationSeconds: seconds },
+  });
+  const token = (tr.json as { status?: { token?: string } } | undefined)?.status?.token;
+  if (!token) throw new Error(`TokenRequest for ${ns}/${sa}: HTTP ${tr.status} ${tr.body}`);
+  return token;
+}
+
+/** A kubeconfig (JSON) for `cluster` with a bearer token. */
+export function kubeconfigFor(cluster: Cluster, user: string, token: string): string {
+  return (
+    JSON.stringify(
+      {
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [
+          {
+            name: cluster.name,
+            cluster: { server: cluster.server, 'certificate-authority-data': cluster.caData },
+          },
+        ],
+        users: [{ name: user, user: { token } }],
+        contexts: [{ name: user, context: { cluster: cluster.name, user } }],
+        'current-context': user,
+      },
+      null,
+      2,
+    ) + '\n'
+  );
+}
+
+/** Bearer-token credentials for raw requests to the leader. */
+export function leaderAuth(f: ClusterSetFixture, token: string): Auth {
+  return { server: f.leader.server, ca: f.leader.caPem, token };
+}

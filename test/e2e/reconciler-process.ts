@@ -1,0 +1,156 @@
+// `clusterset reconcile` as a real process for the end-to-end tests and the benchmark: the CLI the
+// README documents (bin/clusterset) or the compiled JavaScript the image runs (dist/), with the
+// reconciler's own kubeconfig; its JSON logs are collected, its metrics endpoint found from them.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as path from 'node:path';
+import { createInterface } from 'node:readline';
+import type { ClusterSetFixture } from './fixture';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+export interface LogLine {
+  time: string;
+  level: string;
+  msg: string;
+  [k: string]: unknown;
+}
+
+export interface ReconcilerProcess {
+  readonly name: string;
+  readonly child: ChildProcess;
+  readonly logs: LogLine[];
+  /** Lines that were not JSON (stderr, or a crash). */
+  readonly other: string[];
+  /** Resolves with the metrics port once the process says where it listens. */
+  readonly port: Promise<number>;
+  /** Resolves with the exit code (or the signal name) once it has exited. */
+  readonly exited: Promise<number | string>;
+  get(path: string): Promise<{ status: number; body: string }>;
+  /** Parsed /metrics: `name{labels}` → value. */
+  metrics(): Promise<Map<string, number>>;
+  kill(signal?: NodeJS.Signals): void;
+  /** SIGTERM, then waits for the exit; resolves with the exit code. */
+  stop(): Promise<number | string>;
+}
+
+const running = new Set<ReconcilerProcess>();
+process.on('exit', () => {
+  for (const r of running) r.child.kill('SIGKILL');
+});
+
+export interface StartOptions {
+  /** Extra CLI arguments. */
+  readonly args?: readonly string[];
+  /** Run dist/lib/cli/main.js (what the image runs) instead of bin/clusterset. */
+  readonly compiled?: boolean;
+  /** Echo logs to stderr (debugging). Env: RECONCILER_LOGS=1. */
+  readonly echo?: boolean;
+  /** NODE_OPTIONS of the process (V8 flags, as a Deployment would set them). */
+  readonly nodeOptions?: string;
+}
+
+export function startReconciler(f: ClusterSetFixture, name: string, o: StartOptions = {}): ReconcilerProcess {
+  const entry = o.compiled
+    ? path.join(ROOT, 'dist', 'lib', 'cli', 'main.js')
+    : path.join(ROOT, 'bin', 'clusterset');
+  if (!fs.existsSync(entry))
+    throw new Error(`${entry} does not exist${o.compiled ? ' (npm run build:js)' : ''}`);
+  const args = [
+    entry,
+    'reconcile',
+    '--kubeconfig',
+    f.reconcilerKubeconfig,
+    '--namespace',
+    f.ns,
+    '--config',
+    f.configPath,
+    '--listen',
+    '127.0.0.1:0',
+    '--identity',
+    name,
+    ...(o.args ?? []),
+  ];
+  const env = { ...process.env };
+  if (o.nodeOptions !== undefined) env.NODE_OPTIONS = o.nodeOptions;
+  else delete env.NODE_OPTIONS;
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const logs: LogLine[] = [];
+  const other: string[] = [];
+  const echo = o.echo ?? process.env.RECONCILER_LOGS === '1';
+  let resolvePort: (p: number) => void = () => {};
+  let rejectPort: (e: Error) => void = () => {};
+  const port = new Promise<number>((res, rej) => {
+    resolvePort = res;
+    rejectPort = rej;
+  });
+  port.catch(() => undefined);
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    if (echo) process.stderr.write(`[${name}] ${line}\n`);
+    try {
+      const l = JSON.parse(line) as LogLine;
+      logs.push(l);
+      if (l.msg === 'serving health and metrics') resolvePort(Number(String(l.address).split(':').pop()));
+    } catch {
+      other.push(line);
+    }
+  });
+  createInterface({ input: child.stderr! }).on('line', (line) => {
+    if (echo) process.stderr.write(`[${name}!] ${line}\n`);
+    other.push(line);
+  });
+  const exited = new Promise<number | string>((res) =>
+    child.once('exit', (code, sig) => {
+      running.delete(proc);
+      rejectPort(
+        new Error(`reconciler ${name} exited (${code ?? sig}) before listening:\n${other.join('\n')}`),
+      );
+      res(code ?? sig ?? -1);
+    }),
+  );
+  const get = async (p: string) => {
+    const portNo = await port;
+    return new Promise<{ status: number; body: string }>((res, rej) => {
+      http
+        .get({ host: '127.0.0.1', port: portNo, path: p, agent: false, timeout: 5000 }, (r) => {
+          const chunks: Buffer[] = [];
+          r.on('data', (c: Buffer) => chunks.push(c));
+          r.on('end', () => res({ status: r.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        })
+        .on('timeout', function (this: http.ClientRequest) {
+          this.destroy(new Error(`${name} ${p}: no answer in 5 s`));
+        })
+        .on('error', rej);
+    });
+  };
+  const proc: ReconcilerProcess = {
+    name,
+    child,
+    logs,
+    other,
+    port,
+    exited,
+    get,
+    async metrics() {
+      const r = await get('/metrics');
+      const m = new Map<string, number>();
+      for (const line of r.body.split('\n')) {
+        if (!line || line.startsWith('#')) continue;
+        const i = line.lastIndexOf(' ');
+        m.set(line.slice(0, i), Number(line.slice(i + 1)));
+      }
+      return m;
+    },
+    kill(signal = 'SIGKILL') {
+      child.kill(signal);
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+  running.add(proc);
+  return proc;
+}

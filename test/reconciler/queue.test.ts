@@ -1,0 +1,102 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { WorkQueue } from '../../lib/reconciler/queue';
+
+const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
+
+test('GIVEN one key added many times while queued THEN it is processed once', async () => {
+  const seen: string[] = [];
+  const q = new WorkQueue({ concurrency: 2, process: async (k) => void seen.push(k), onError: () => {} });
+  for (let i = 0; i < 5; i++) q.add('a');
+  q.add('b');
+  q.resume();
+  await q.idle();
+  assert.equal(seen.sort(), ['a', 'b']);
+});
+
+test('GIVEN a key added while it is processed THEN it runs once more afterwards, never twice at once', async () => {
+  let running = 0;
+  let maxRunning = 0;
+  let runs = 0;
+  let release: () => void = () => {};
+  const q = new WorkQueue({
+    concurrency: 4,
+    process: async () => {
+      running++;
+      maxRunning = Math.max(maxRunning, running);
+      runs++;
+      if (runs === 1) await new Promise<void>((r) => (release = r));
+      running--;
+    },
+    onError: () => {},
+  });
+  q.resume();
+  q.add('k');
+  await tick();
+  q.add('k');
+  q.add('k');
+  release();
+  await tick(5);
+  await q.idle();
+  assert.is(runs, 2);
+  assert.is(maxRunning, 1);
+});
+
+test('GIVEN a failing key THEN it is retried with growing delays while other keys go on', async () => {
+  const times: number[] = [];
+  let ok = 0;
+  const errors: number[] = [];
+  const q = new WorkQueue({
+    concurrency: 1,
+    baseDelayMs: 20,
+    process: async (k) => {
+      if (k === 'bad') {
+        times.push(Date.now());
+        if (times.length < 4) throw new Error('boom');
+      } else ok++;
+    },
+    onError: (_k, _e, delay) => errors.push(delay),
+  });
+  q.resume();
+  q.add('bad');
+  q.add('good1');
+  q.add('good2');
+  await tick(400);
+  assert.is(ok, 2);
+  assert.is(times.length, 4);
+  assert.equal(errors, [20, 40, 80]);
+  assert.ok(times[3]! - times[2]! >= 75, 'the third retry waited for its backoff');
+});
+
+test('GIVEN a paused queue THEN keys accumulate deduplicated and run on resume', async () => {
+  const seen: string[] = [];
+  const q = new WorkQueue({ concurrency: 1, process: async (k) => void seen.push(k), onError: () => {} });
+  q.add('x');
+  q.add('y');
+  q.add('x');
+  await tick(10);
+  assert.equal(seen, []);
+  assert.is(q.depth, 2);
+  q.resume();
+  await q.idle();
+  assert.equal(seen, ['x', 'y']);
+});
+
+test('GIVEN a result asking for a later run THEN the key comes back after that delay', async () => {
+  const at: number[] = [];
+  const q = new WorkQueue({
+    concurrency: 1,
+    process: async () => {
+      at.push(Date.now());
+      return at.length === 1 ? { requeueAfterMs: 50 } : {};
+    },
+    onError: () => {},
+  });
+  q.resume();
+  q.add('t');
+  await tick(120);
+  assert.is(at.length, 2);
+  assert.ok(at[1]! - at[0]! >= 45);
+});
+
+test.run();
