@@ -21,6 +21,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../../lib/reconciler/kube';
+import { RECONCILER_NODE_OPTIONS } from '../../lib/render/reconciler';
 import { cluster, service, type ModelDraft } from '../../test/helpers/models';
 import { stopAll } from '../../test/kube/cluster';
 import { eventually, sleep } from '../../test/kube/wait';
@@ -40,8 +41,8 @@ const shapes = arg('shapes', '3x10,3x100,3x1000,10x10,10x100,10x1000')
   .map((s) => s.split('x').map(Number) as [number, number]);
 const RATE = Number(arg('rate', '20'));
 const STEADY_S = Number(arg('steady', '15'));
-/** NODE_OPTIONS of the reconciler, to compare V8 settings (e.g. --max-semi-space-size=2). */
-const NODE_OPTIONS = arg('node-options', '');
+/** NODE_OPTIONS of the reconciler: the Deployment's by default; '' for Node's defaults. */
+const NODE_OPTIONS = arg('node-options', RECONCILER_NODE_OPTIONS);
 const PORTS = [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080 }];
 
 function model(members: number, services: number): ModelDraft {
@@ -166,6 +167,7 @@ interface Result {
   load: number[];
   steady: number[];
   cpuS: number;
+  idleMB: number;
   hwmMB: number;
   rssMB: number;
   heapMB: number;
@@ -190,7 +192,8 @@ async function runShape(members: number, services: number): Promise<Result> {
   await eventually('leader', async () =>
     (await rec.metrics()).get('clusterset_reconciler_leader') === 1 ? true : undefined,
   );
-  const cpu0 = procStat(pid).cpuS;
+  const idle = procStat(pid);
+  const cpu0 = idle.cpuS;
   const ip = new Map<string, string>();
   let version = 0;
   const nextIp = (mi: number) => {
@@ -254,6 +257,7 @@ async function runShape(members: number, services: number): Promise<Result> {
     load: loadLat,
     steady: steadyLat,
     cpuS: st.cpuS - cpu0,
+    idleMB: idle.rssMB,
     hwmMB: st.hwmMB,
     rssMB: st.rssMB,
     heapMB,
@@ -290,6 +294,7 @@ async function main(): Promise<void> {
       fmt(percentile(r.steady, 50)),
       fmt(percentile(r.steady, 99)),
       r.cpuS.toFixed(1),
+      r.idleMB.toFixed(0),
       r.hwmMB.toFixed(0),
       r.rssMB.toFixed(0),
       r.heapMB.toFixed(0),

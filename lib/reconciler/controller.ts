@@ -182,6 +182,11 @@ export class Controller {
       now: this.now,
       onStartedLeading: () => this.startLeading(),
       onStoppedLeading: () => this.queue.pause(),
+      // Shutting down: take no new key, let the writes in flight finish (5 s at most), then release.
+      beforeRelease: async () => {
+        this.queue.pause();
+        await Promise.race([this.queue.settled(), new Promise((r) => setTimeout(r, 5000).unref())]);
+      },
     });
     this.registerGauges();
   }

@@ -29,6 +29,8 @@ export interface ElectorOptions {
   readonly onStartedLeading: () => void;
   readonly onStoppedLeading: () => void;
   readonly now?: () => number;
+  /** On shutdown, before the Lease is released: let writes in flight finish. */
+  readonly beforeRelease?: () => Promise<void>;
 }
 
 interface Lease {
@@ -194,6 +196,7 @@ export class LeaderElector {
     }
     await this.chain;
     if (this.leading) {
+      await this.o.beforeRelease?.();
       this.leading = false;
       try {
         await this.read();

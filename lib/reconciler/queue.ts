@@ -28,6 +28,7 @@ export class WorkQueue {
   private running = false;
   private stopped = false;
   private idleWaiters: (() => void)[] = [];
+  private settleWaiters: (() => void)[] = [];
 
   constructor(private readonly o: QueueOptions) {}
 
@@ -102,6 +103,12 @@ export class WorkQueue {
     return new Promise((r) => this.idleWaiters.push(r));
   }
 
+  /** Resolves when no key is being processed (queued ones may wait, e.g. while paused). */
+  settled(): Promise<void> {
+    if (this.active === 0) return Promise.resolve();
+    return new Promise((r) => this.settleWaiters.push(r));
+  }
+
   private take(): string | undefined {
     while (this.head < this.order.length) {
       const key = this.order[this.head++]!;
@@ -140,6 +147,7 @@ export class WorkQueue {
     } finally {
       this.processing.delete(key);
       this.active--;
+      if (this.active === 0) for (const w of this.settleWaiters.splice(0)) w();
       if (this.dirty.delete(key)) this.add(key);
       this.pump();
     }

@@ -99,4 +99,30 @@ test('GIVEN a result asking for a later run THEN the key comes back after that d
   assert.ok(at[1]! - at[0]! >= 45);
 });
 
+test('GIVEN a key in flight and keys queued WHEN paused THEN settled() resolves once the one in flight is done', async () => {
+  let release: () => void = () => {};
+  const seen: string[] = [];
+  const q = new WorkQueue({
+    concurrency: 1,
+    process: async (k) => {
+      seen.push(k);
+      if (k === 'a') await new Promise<void>((r) => (release = r));
+    },
+    onError: () => {},
+  });
+  q.resume();
+  q.add('a');
+  q.add('b');
+  await tick();
+  q.pause();
+  let settled = false;
+  void q.settled().then(() => (settled = true));
+  await tick(5);
+  assert.not.ok(settled);
+  release();
+  await tick(5);
+  assert.ok(settled);
+  assert.equal(seen, ['a'], 'the queued key waits for resume');
+});
+
 test.run();
