@@ -1,0 +1,187 @@
+/**
+ * The leader's reconciler: image, replicas, retirement and resources.
+ */
+import { durationNanos } from '../duration';
+import type { ClusterSetProps, ReconcilerProps } from '../model';
+import { DEFAULT_RECONCILER_RESOURCES } from '../names';
+import { isObject, quote, str } from './util';
+import { type Rule, rule } from './rule';
+
+function reconcilerOf(m: ClusterSetProps): Partial<Record<keyof ReconcilerProps, unknown>> | undefined {
+  const r: unknown = m.reconciler;
+  return isObject(r) ? r : undefined;
+}
+
+/** The shortest silence after which the reconciler may retire a member (members announce every 10 s). */
+const MIN_RETIRE_NANOS = 10_000_000_000n;
+
+/**
+ * A container image reference as the kubelet parses it (distribution/reference): an optional
+ * registry host and port, lowercase path components, an optional tag, an optional digest.
+ */
+const IMAGE_REFERENCE = new RegExp(
+  '^' +
+    '(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9]))*' +
+    '(?::[0-9]+)?/)?' +
+    '[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*' +
+    '(?::[\\w][\\w.-]{0,127})?' +
+    '(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?' +
+    '$',
+);
+/** The longest image name (without tag and digest) the kubelet accepts. */
+const IMAGE_NAME_MAX = 255;
+
+/** A non-negative Kubernetes quantity (resource.ParseQuantity): a number and an optional suffix. */
+const QUANTITY = /^\+?(\d+(\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][-+]?\d+)?$/;
+const QUANTITY_SUFFIX: Readonly<Record<string, number>> = {
+  '': 1,
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
+
+/** The value of a quantity, or undefined when it is none. Precise enough to compare two of them. */
+function quantityValue(q: string): number | undefined {
+  const m = QUANTITY.exec(q);
+  if (!m) return undefined;
+  const suffix = m[3] ?? '';
+  const scale = /^[eE]/.test(suffix) ? 10 ** Number(suffix.slice(1)) : QUANTITY_SUFFIX[suffix]!;
+  return Number(m[1]) * scale;
+}
+
+const RESOURCES = ['cpu', 'memory'] as const;
+const REQUEST_LIMIT = ['requests', 'limits'] as const;
+
+/** `reconciler.resources.<requests|limits>.<cpu|memory>` as set in the model (strings only). */
+function quantityOf(
+  r: Partial<Record<keyof ReconcilerProps, unknown>> | undefined,
+  kind: (typeof REQUEST_LIMIT)[number],
+  resource: (typeof RESOURCES)[number],
+): string | undefined {
+  const resources = r?.resources;
+  const group = isObject(resources) ? resources[kind] : undefined;
+  return isObject(group) ? str(group[resource]) : undefined;
+}
+
+export const reconcilerRules: readonly Rule[] = [
+  rule(
+    'reconciler-retire-members-after',
+    'reconciler.retireMembersAfter is a Go duration of whole seconds, at least 10s.',
+    'The reconciler refuses a config it cannot read and never starts; a silence shorter than 10 s retires live ' +
+      'members between two announce refreshes, deleting their exports and withdrawing their endpoints from every ' +
+      'other member.',
+    (m, report) => {
+      const after = str(reconcilerOf(m)?.retireMembersAfter);
+      if (after === undefined) return;
+      const ns = durationNanos(after);
+      if (ns === undefined || ns % 1_000_000_000n !== 0n)
+        report(
+          'reconciler.retireMembersAfter',
+          `retireMembersAfter ${quote(after)} is not a Go duration of whole seconds`,
+          `write it like ${quote('24h')} (what Antrea uses), ${quote('90m')} or ${quote('30s')}`,
+        );
+      else if (ns < MIN_RETIRE_NANOS)
+        report(
+          'reconciler.retireMembersAfter',
+          `retireMembersAfter ${quote(after)} is shorter than 10s; members refresh their announce only every 10 s`,
+          `give at least ${quote('10s')}; Antrea's leader uses ${quote('24h')}`,
+        );
+    },
+  ),
+  rule(
+    'reconciler-replicas',
+    'reconciler.replicas is a whole number, at least 1.',
+    'With no reconciler Pod, no Endpoints, ClusterInfo or LabelIdentity import is ever written and deleted exports ' +
+      'keep their finalizer forever; the API server refuses a negative or fractional count.',
+    (m, report) => {
+      const n = reconcilerOf(m)?.replicas;
+      if (typeof n !== 'number' || (Number.isInteger(n) && n >= 1)) return;
+      report(
+        'reconciler.replicas',
+        `replicas ${quote(n)} is not a whole number of at least 1`,
+        'leave it out for 2 (one writes, one stands by), or give 1 or more',
+      );
+    },
+  ),
+  rule(
+    'reconciler-image-reference',
+    'reconciler.image is a valid container image reference.',
+    'The kubelet refuses to pull an invalid reference (InvalidImageName): the reconciler Pods never start and no ' +
+      'dynamic ResourceImport is written.',
+    (m, report) => {
+      const image = str(reconcilerOf(m)?.image);
+      if (image === undefined) return;
+      const name = image.replace(/@.*$/, '').replace(/:[^/:]*$/, '');
+      if (IMAGE_REFERENCE.test(image) && name.length <= IMAGE_NAME_MAX) return;
+      report(
+        'reconciler.image',
+        `image ${quote(image)} is not a valid image reference ([registry[:port]/]lowercase/path[:tag][@sha256:digest], name at most ${IMAGE_NAME_MAX} characters)`,
+        `name the image built from this package's Dockerfile, e.g. ${quote('registry.example.com/platform/clusterset:0.1.0')}`,
+      );
+    },
+  ),
+  rule(
+    'reconciler-resource-quantity',
+    'reconciler.resources holds non-negative Kubernetes quantities.',
+    'The API server refuses a Deployment with an invalid quantity: the reconciler is never deployed and the ' +
+      "leader's sync fails.",
+    (m, report) => {
+      const r = reconcilerOf(m);
+      for (const kind of REQUEST_LIMIT) {
+        for (const resource of RESOURCES) {
+          const q = quantityOf(r, kind, resource);
+          if (q === undefined || QUANTITY.test(q)) continue;
+          report(
+            `reconciler.resources.${kind}.${resource}`,
+            `${resource} ${kind === 'requests' ? 'request' : 'limit'} ${quote(q)} is not a non-negative Kubernetes quantity`,
+            resource === 'cpu'
+              ? `write CPU in cores or millicores, e.g. ${quote('100m')} or ${quote('1')}`
+              : `write memory in bytes with a suffix, e.g. ${quote('128Mi')} or ${quote('1Gi')}`,
+          );
+        }
+      }
+    },
+  ),
+  rule(
+    'reconciler-request-over-limit',
+    'Each reconciler resource request, defaults included, is at most its limit.',
+    'The API server refuses a container whose request exceeds its limit: the reconciler Deployment is never ' +
+      'applied.',
+    (m, report) => {
+      const r = reconcilerOf(m);
+      const defaults: Record<string, Record<string, string | undefined>> = {
+        requests: DEFAULT_RECONCILER_RESOURCES.requests,
+        limits: DEFAULT_RECONCILER_RESOURCES.limits,
+      };
+      for (const resource of RESOURCES) {
+        const set = {
+          requests: quantityOf(r, 'requests', resource),
+          limits: quantityOf(r, 'limits', resource),
+        };
+        const request = set.requests ?? defaults.requests![resource];
+        const limit = set.limits ?? defaults.limits![resource];
+        if (request === undefined || limit === undefined) continue;
+        const [rv, lv] = [quantityValue(request), quantityValue(limit)];
+        if (rv === undefined || lv === undefined || rv <= lv * (1 + 1e-12)) continue;
+        const given = set.limits !== undefined ? 'limits' : 'requests';
+        report(
+          `reconciler.resources.${given}.${resource}`,
+          `${resource} request ${quote(request)}${set.requests === undefined ? ' (the default)' : ''} is more than the ${resource} limit ${quote(limit)}${set.limits === undefined ? ' (the default)' : ''}`,
+          `raise reconciler.resources.limits.${resource} to at least ${quote(request)}, or lower reconciler.resources.requests.${resource}`,
+        );
+      }
+    },
+  ),
+];

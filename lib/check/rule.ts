@@ -1,0 +1,89 @@
+/**
+ * What every rule file shares: the Rule row, the report callback and the name judgements.
+ */
+import type { Diagnostic } from '../diagnostics';
+import type { ClusterProps, ClusterSetProps } from '../model';
+import { quote, str } from './util';
+
+export interface Rule {
+  /** Stable kebab-case ID, quoted in every diagnostic the rule produces. */
+  readonly id: string;
+  /** What the rule checks. */
+  readonly summary: string;
+  /** Which runtime behaviour of Antrea the rule prevents. */
+  readonly prevents: string;
+  check(model: ClusterSetProps): Diagnostic[];
+}
+
+export type Report = (path: string, message: string, fix: string) => void;
+
+export function rule(
+  id: string,
+  summary: string,
+  prevents: string,
+  body: (m: ClusterSetProps, report: Report) => void,
+): Rule {
+  return {
+    id,
+    summary,
+    prevents,
+    check(m) {
+      const out: Diagnostic[] = [];
+      body(m, (path, message, fix) => out.push({ rule: id, path, message, fix }));
+      return out;
+    },
+  };
+}
+
+// ---- shared judgements ----
+
+export const LABEL_WORDS = "lowercase letters, digits and '-', starting and ending with a letter or digit";
+
+/** What is wrong with a name that must match `format` and be at most `max` long, if anything. */
+export function nameProblem(name: string, max: number, format: RegExp, words: string): string | undefined {
+  if (name.length > max) return `is ${name.length} characters long, more than ${max}`;
+  if (!format.test(name)) return `is not made of ${words}`;
+  return undefined;
+}
+
+/** A lowercase, dash-separated rewrite of an invalid name, cut to `max`. */
+export function suggestName(name: string, max: number): string {
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, '-')
+      .slice(0, max)
+      .replace(/^-+|-+$/g, '') || 'a-valid-name'
+  );
+}
+
+export function checkName(
+  report: Report,
+  path: string,
+  value: unknown,
+  what: string,
+  max: number,
+  format: RegExp,
+  words: string,
+): void {
+  const name = str(value);
+  if (name === undefined) return;
+  const problem = nameProblem(name, max, format, words);
+  if (problem) {
+    report(
+      path,
+      `${what} ${quote(name)} ${problem} (allowed: ${words}, at most ${max})`,
+      `rename it, e.g. to ${quote(suggestName(name, max))}`,
+    );
+  }
+}
+
+export function stretchedEnabled(c: ClusterProps): boolean {
+  return c.enableStretchedNetworkPolicy === true;
+}
+
+export function serviceKey(s: { namespace?: unknown; name?: unknown }): string | undefined {
+  const ns = str(s.namespace);
+  const name = str(s.name);
+  return ns === undefined || name === undefined ? undefined : `${ns}/${name}`;
+}
