@@ -37,8 +37,9 @@ export interface ClusterSetProps {
   readonly memberNamespace?: string;
 
   /**
-   * The Antrea release the clusters run, as `MAJOR.MINOR[.PATCH]`. It decides version-dependent
-   * output: legacy ClusterClaims are rendered only before 1.13.
+   * The Antrea release the clusters run, as `MAJOR.MINOR[.PATCH]`: 1.5.0 (multi-cluster) to 2.7.x.
+   * Features need the release that brought them: baseline policies 1.6, stretched policies and
+   * toServices 1.10; ClusterSet v1alpha2 is rendered from 1.13, legacy ClusterClaims before.
    * @default '2.7.0'
    */
   readonly antreaVersion?: string;

@@ -114,8 +114,14 @@ export function acnpImportName(policy: string): string {
  * Service and the ClusterNetworkPolicy of a replicated policy (common.AntreaMCSPrefix).
  */
 export function memberImportName(name: string): string {
-  return `antrea-mc-${name}`;
+  return `${IMPORT_PREFIX}${name}`;
 }
+
+/** Antrea's common.AntreaMCSPrefix. */
+export const IMPORT_PREFIX = 'antrea-mc-';
+
+/** Namespaces Kubernetes creates for itself; never an exported Service's. */
+export const SYSTEM_NAMESPACES: readonly string[] = ['kube-system', 'kube-public', 'kube-node-lease'];
 
 /** `<id>-<ns>-<name>-service|endpoints`: a member's ResourceExport for a Service. */
 export function serviceExportName(

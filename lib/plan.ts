@@ -21,6 +21,7 @@ import type {
   TierProps,
 } from './model';
 import { durationSeconds } from './duration';
+import { type Version, parseAntreaVersion } from './antrea-releases';
 import {
   DEFAULT_ANTREA_VERSION,
   CLUSTER_PLACEHOLDER,
@@ -173,15 +174,11 @@ export interface Plan {
 const byId = (a: { id: string }, b: { id: string }): number => cmp(a.id, b.id);
 const byName = (a: { name: string }, b: { name: string }): number => cmp(a.name, b.name);
 
-export function parseVersion(v: string): [number, number, number] {
-  const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(v);
-  if (!m) throw new Error(`antreaVersion "${v}" is not MAJOR.MINOR[.PATCH]`);
-  return [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)];
-}
-
-/** Antrea version `v` is at least `major.minor`. */
-export function atLeast(v: readonly [number, number, number], major: number, minor: number): boolean {
-  return v[0] > major || (v[0] === major && v[1] >= minor);
+export function parseVersion(v: string): Version {
+  const parsed = parseAntreaVersion(v);
+  // The check stage refuses a malformed antreaVersion first (rule antrea-version-format).
+  if (!parsed) throw new Error(`antreaVersion "${v}" is not MAJOR.MINOR[.PATCH]`);
+  return parsed;
 }
 
 function planCluster(c: ClusterProps, leader: string, members: ReadonlySet<string>): PlannedCluster {

@@ -2,7 +2,7 @@
  * Tiers, baseline policies and stretched policies.
  */
 import type { ClusterProps, StretchedPolicyProps } from '../model';
-import { BUILTIN_TIERS, DNS1123_LABEL } from '../names';
+import { BUILTIN_TIERS, DNS1123_LABEL, IMPORT_PREFIX, memberImportName } from '../names';
 import {
   type At,
   clusterById,
@@ -97,6 +97,31 @@ export const policyRules: readonly Rule[] = [
           `${dup.path}.name`,
           `policy name ${quote(dup.value.name)} is already used by ${first.path}`,
           'give each policy a unique name',
+        );
+      }
+    },
+  ),
+  rule(
+    'policy-import-name-collision',
+    'No stretched policy is named antrea-mc-<p> beside a baseline policy <p>.',
+    'Members import baseline policy <p> as ClusterNetworkPolicy antrea-mc-<p>; a stretched policy of that name in the ' +
+      'same member makes Antrea refuse the import ("conflicts with existing one"), or one overwrites the other.',
+    (m, report) => {
+      const baseline = new Map(
+        objects(m.baselinePolicies, 'baselinePolicies').flatMap((p) => {
+          const name = str(p.value.name);
+          return name === undefined ? [] : [[memberImportName(name), p] as const];
+        }),
+      );
+      for (const p of objects(m.stretchedPolicies, 'stretchedPolicies')) {
+        const name = str(p.value.name);
+        const original = name === undefined ? undefined : baseline.get(name);
+        if (!original) continue;
+        report(
+          `${p.path}.name`,
+          `stretched policy ${quote(name)} has the name members give the import of baseline policy ` +
+            `${quote(original.value.name)} (${original.path})`,
+          `rename the stretched policy: names starting with ${quote(IMPORT_PREFIX)} belong to Antrea's imports`,
         );
       }
     },

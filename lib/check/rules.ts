@@ -9,7 +9,9 @@
  * - policies.ts: Tiers, baseline and stretched policies;
  * - networks.ts: networks, gateways, CIDRs;
  * - delivery.ts: Argo CD, Flux, the repository and member token Secrets;
- * - reconciler.ts: the leader's reconciler.
+ * - labels.ts: label selectors, wherever they are;
+ * - reconciler.ts: the leader's reconciler;
+ * - versions.ts: the Antrea release the model names and what it supports.
  *
  * Rules also run on a model that failed the schema check, so that every problem is reported at
  * once: a list that is missing or malformed counts as empty, and a value of the wrong type is left
@@ -17,11 +19,13 @@
  */
 import { deliveryRules, secretRules } from './delivery';
 import { clusterRules, identityRules } from './identity';
+import { labelRules } from './labels';
 import { networkRules } from './networks';
 import { policyRules, tierRules } from './policies';
 import { reconcilerRules } from './reconciler';
 import type { Rule } from './rule';
 import { serviceRules } from './services';
+import { versionRules } from './versions';
 
 export type { Rule } from './rule';
 
@@ -31,9 +35,11 @@ export const RULES: readonly Rule[] = [
   ...serviceRules,
   ...tierRules,
   ...policyRules,
+  ...labelRules,
   ...networkRules,
   ...clusterRules,
   ...deliveryRules,
   ...secretRules,
   ...reconcilerRules,
+  ...versionRules,
 ];

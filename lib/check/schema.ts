@@ -10,7 +10,7 @@ import Ajv, { type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import modelSchema from '../../generated/model.schema.json';
 import type { Diagnostic } from '../diagnostics';
-import { closest, isObject, quote, quoteList } from './util';
+import { closest, isObject, joinPath, quote, quoteList } from './util';
 
 type SchemaNode = Record<string, unknown>;
 
@@ -47,12 +47,6 @@ export function modelPath(instancePath: string, root: unknown): string {
     node = isObject(node) || Array.isArray(node) ? (node as Record<string, unknown>)[key] : undefined;
   }
   return path;
-}
-
-function joinPath(path: string, key: string, inList = false): string {
-  if (inList) return `${path}[${key}]`;
-  if (/^[A-Za-z_$][\w$]*$/.test(key)) return path === '' ? key : `${path}.${key}`;
-  return `${path}[${JSON.stringify(key)}]`;
 }
 
 // ---- messages ----

@@ -1,7 +1,15 @@
 /**
  * Exported Services: names, namespaces, ports and exporters.
  */
-import { DNS1035_LABEL, DNS1123_LABEL, serviceImportName } from '../names';
+import {
+  DEFAULT_LEADER_NAMESPACE,
+  DEFAULT_MEMBER_NAMESPACE,
+  DNS1035_LABEL,
+  DNS1123_LABEL,
+  IMPORT_PREFIX,
+  SYSTEM_NAMESPACES,
+  serviceImportName,
+} from '../names';
 import { clusterById, duplicates, memberIds, objects, orClosest, quote, str, strings } from './util';
 import { type Rule, rule, LABEL_WORDS, checkName, serviceKey } from './rule';
 
@@ -72,6 +80,50 @@ export const serviceRules: readonly Rule[] = [
           `Service ${quote(serviceKey(dup.value))} and Service ${quote(serviceKey(first.value))} (${first.path}) ` +
             `both become ResourceImport ${quote(importName(dup.value))}`,
           'rename one of the two Services or move it to another namespace',
+        );
+      }
+    },
+  ),
+  rule(
+    'service-import-prefix-collision',
+    'No exported Service is named antrea-mc-<x> beside an exported Service <x> in the same namespace.',
+    'Members import <ns>/<x> as Service and Endpoints <ns>/antrea-mc-<x>; where the real <ns>/antrea-mc-<x> exists, ' +
+      'Antrea refuses the import ("the Service conflicts with existing one") and <x> has no backends there.',
+    (m, report) => {
+      const named = objects(m.services, 'services').filter((s) => serviceKey(s.value) !== undefined);
+      const byKey = new Map(named.map((s) => [serviceKey(s.value)!, s]));
+      for (const s of named) {
+        const { namespace, name } = s.value;
+        if (!name.startsWith(IMPORT_PREFIX)) continue;
+        const original = byKey.get(`${namespace}/${name.slice(IMPORT_PREFIX.length)}`);
+        if (!original) continue;
+        report(
+          `${s.path}.name`,
+          `Service ${quote(serviceKey(s.value))} has the name members give the import of ${quote(serviceKey(original.value))} ` +
+            `(${original.path}): the two collide in every member that has both`,
+          `rename ${quote(serviceKey(s.value))}: names starting with ${quote(IMPORT_PREFIX)} belong to Antrea's imports`,
+        );
+      }
+    },
+  ),
+  rule(
+    'service-system-namespace',
+    'Services are not exported from system namespaces (kube-system, kube-public, kube-node-lease, the leader and member controller namespaces).',
+    'The member bundle would declare a system Namespace under the delivery tool, and members would import antrea-mc-<name> ' +
+      "Services and Endpoints beside the cluster's own control-plane objects.",
+    (m, report) => {
+      const system = new Set([
+        ...SYSTEM_NAMESPACES,
+        str(m.leaderNamespace) ?? DEFAULT_LEADER_NAMESPACE,
+        str(m.memberNamespace) ?? DEFAULT_MEMBER_NAMESPACE,
+      ]);
+      for (const s of objects(m.services, 'services')) {
+        const ns = str(s.value.namespace);
+        if (ns === undefined || !system.has(ns)) continue;
+        report(
+          `${s.path}.namespace`,
+          `Service ${quote(serviceKey(s.value) ?? ns)} is in system namespace ${quote(ns)}, which is not exported`,
+          'export it from an application namespace: run the Service (or a selector-less Service pointing at it) there',
         );
       }
     },

@@ -43,6 +43,13 @@ export function quoteList(xs: readonly unknown[]): string {
   return qs.length <= 1 ? (qs[0] ?? '') : `${qs.slice(0, -1).join(', ')} and ${qs[qs.length - 1]}`;
 }
 
+/** `path` extended by a map key (`a.b`, `a["x/y"]`) or, in a list, an index (`a[2]`). */
+export function joinPath(path: string, key: string, inList = false): string {
+  if (inList) return `${path}[${key}]`;
+  if (/^[A-Za-z_$][\w$]*$/.test(key)) return path === '' ? key : `${path}.${key}`;
+  return `${path}[${JSON.stringify(key)}]`;
+}
+
 /** The object elements of a list, with their paths; anything else yields nothing. */
 export function objects<T>(list: readonly T[] | undefined, path: string): At<T>[] {
   if (!Array.isArray(list)) return [];

@@ -8,7 +8,7 @@ import type { Construct } from 'constructs';
 import { ClusterClaim } from '../../generated/clusterclaim';
 import { ClusterPropertyV1Beta1 } from '../../generated/clusterproperty';
 import type { Plan, PlannedCluster } from '../plan';
-import { atLeast } from '../plan';
+import { usesClusterSetV1Alpha2 } from './clusterset';
 import { constructId, meta } from './util';
 
 export function renderClusterIdentity(scope: Construct, plan: Plan, cluster: PlannedCluster): void {
@@ -24,7 +24,7 @@ export function renderClusterIdentity(scope: Construct, plan: Plan, cluster: Pla
       spec: { value },
     });
   }
-  if (!atLeast(plan.antreaVersion, 1, 13)) {
+  if (!usesClusterSetV1Alpha2(plan)) {
     for (const [name, value] of [
       ['id.k8s.io', cluster.id],
       ['clusterset.k8s.io', plan.clusterSetId],

@@ -11,14 +11,14 @@
  * ClusterClaim) and lists the member itself under `members`.
  */
 import type { Construct } from 'constructs';
+import { FEATURES, hasFeature } from '../antrea-releases';
 import { ClusterSet, ClusterSetV1Alpha2 } from '../../generated/clusterset';
 import type { Plan, PlannedCluster } from '../plan';
-import { atLeast } from '../plan';
 import { constructId, meta } from './util';
 
 /** Antrea reads ClusterSet v1alpha2 (with spec.clusterID) from 1.13 on. */
 export function usesClusterSetV1Alpha2(plan: Plan): boolean {
-  return atLeast(plan.antreaVersion, 1, 13);
+  return hasFeature(plan.antreaVersion, FEATURES.clusterSetV1alpha2);
 }
 
 export function renderLeaderClusterSet(scope: Construct, plan: Plan): void {

@@ -226,6 +226,157 @@ const CASES: Record<string, readonly Case[]> = {
       path: 'stretchedPolicies[0].name',
     },
   ],
+  'policy-import-name-collision': [
+    {
+      when: 'a stretched policy is named antrea-mc-<baseline policy>',
+      mutate: (m) => void (m.stretchedPolicies![0]!.name = 'antrea-mc-allow-dns'),
+      path: 'stretchedPolicies[0].name',
+    },
+  ],
+  'service-import-prefix-collision': [
+    {
+      when: 'prod/antrea-mc-web is exported beside prod/web',
+      mutate: (m) =>
+        void m.services!.push({
+          namespace: 'prod',
+          name: 'antrea-mc-web',
+          ports: [{ port: 80 }],
+          exportedFrom: ['east'],
+        }),
+      path: 'services[3].name',
+    },
+  ],
+  'service-system-namespace': [
+    {
+      when: 'a Service is exported from kube-system',
+      mutate: (m) => void (m.services![1]!.namespace = 'kube-system'),
+      path: 'services[1].namespace',
+    },
+    {
+      when: 'a Service is exported from the leader namespace',
+      mutate: (m) => void (m.services![1]!.namespace = 'antrea-multicluster'),
+      path: 'services[1].namespace',
+    },
+    {
+      when: 'a Service is exported from a custom member namespace',
+      mutate: (m) => {
+        m.memberNamespace = 'antrea-mc';
+        m.services![1]!.namespace = 'antrea-mc';
+      },
+      path: 'services[1].namespace',
+    },
+  ],
+  'label-key-syntax': [
+    {
+      when: 'a matchLabels key has a space',
+      mutate: (m) =>
+        void (m.baselinePolicies![0]!.appliedTo[0]!.namespaceSelector = {
+          matchLabels: { 'env name': 'prod' },
+        }),
+      path: 'baselinePolicies[0].appliedTo[0].namespaceSelector.matchLabels["env name"]',
+    },
+    {
+      when: 'a matchLabels key has an uppercase prefix',
+      mutate: (m) =>
+        void (m.stretchedPolicies![0]!.appliedTo[0]!.podSelector = {
+          matchLabels: { 'Example.com/app': 'web' },
+        }),
+      path: 'stretchedPolicies[0].appliedTo[0].podSelector.matchLabels["Example.com/app"]',
+    },
+    {
+      when: 'a peer expression key is 64 characters long',
+      mutate: (m) =>
+        void (m.baselinePolicies![0]!.ingress![0]!.from![0]!.namespaceSelector = {
+          matchExpressions: [{ key: 'k'.repeat(64), operator: 'Exists' }],
+        }),
+      path: 'baselinePolicies[0].ingress[0].from[0].namespaceSelector.matchExpressions[0].key',
+    },
+  ],
+  'label-value-syntax': [
+    {
+      when: 'a matchLabels value ends with "-"',
+      mutate: (m) =>
+        void (m.baselinePolicies![0]!.appliedTo[0]!.namespaceSelector = { matchLabels: { env: 'prod-' } }),
+      path: 'baselinePolicies[0].appliedTo[0].namespaceSelector.matchLabels.env',
+    },
+    {
+      when: 'an expression value has a "/"',
+      mutate: (m) =>
+        void (m.stretchedPolicies![0]!.ingress![0]!.from![0]!.podSelector = {
+          matchExpressions: [{ key: 'role', operator: 'In', values: ['client', 'a/b'] }],
+        }),
+      path: 'stretchedPolicies[0].ingress[0].from[0].podSelector.matchExpressions[0].values[1]',
+    },
+  ],
+  'label-expression-values': [
+    {
+      when: 'an In expression has no values',
+      mutate: (m) =>
+        void (m.baselinePolicies![1]!.appliedTo[0]!.podSelector = {
+          matchExpressions: [{ key: 'app', operator: 'In' }],
+        }),
+      path: 'baselinePolicies[1].appliedTo[0].podSelector.matchExpressions[0].values',
+    },
+    {
+      when: 'an Exists expression has values',
+      mutate: (m) =>
+        void (m.baselinePolicies![1]!.appliedTo[0]!.podSelector = {
+          matchExpressions: [{ key: 'app', operator: 'Exists', values: ['x'] }],
+        }),
+      path: 'baselinePolicies[1].appliedTo[0].podSelector.matchExpressions[0].values',
+    },
+  ],
+  'antrea-version-format': [
+    {
+      when: 'antreaVersion is "latest"',
+      mutate: (m) => void (m.antreaVersion = 'latest'),
+      path: 'antreaVersion',
+    },
+    {
+      when: 'antreaVersion has a pre-release suffix',
+      mutate: (m) => void (m.antreaVersion = '2.7.0-rc.1'),
+      path: 'antreaVersion',
+    },
+  ],
+  'antrea-version-supported': [
+    {
+      when: 'antreaVersion is 1.4.2, before multi-cluster',
+      mutate: (m) => void (m.antreaVersion = '1.4.2'),
+      path: 'antreaVersion',
+    },
+    {
+      when: 'antreaVersion is 2.8.0, newer than supported',
+      mutate: (m) => void (m.antreaVersion = '2.8.0'),
+      path: 'antreaVersion',
+    },
+  ],
+  'antrea-version-baseline-policies': [
+    {
+      when: 'antreaVersion is 1.5.3 and there are baseline policies',
+      mutate: (m) => void (m.antreaVersion = '1.5.3'),
+      path: 'baselinePolicies[1]',
+    },
+  ],
+  'antrea-version-stretched-policies': [
+    {
+      when: 'antreaVersion is 1.9.1 and a stretched policy is declared',
+      mutate: (m) => void (m.antreaVersion = '1.9.1'),
+      path: 'stretchedPolicies[0]',
+    },
+    {
+      when: 'antreaVersion is 1.9.1 and a cluster enables stretched NetworkPolicy',
+      mutate: (m) => void (m.antreaVersion = 'v1.9'),
+      path: 'clusters[1].enableStretchedNetworkPolicy',
+    },
+    {
+      when: 'antreaVersion is 1.9.1 and a baseline policy has a ClusterSet-scope peer',
+      mutate: (m) => {
+        m.antreaVersion = '1.9.1';
+        m.baselinePolicies![0]!.ingress![0]!.from![0]!.scope = 'ClusterSet';
+      },
+      path: 'baselinePolicies[0].ingress[0].from[0].scope',
+    },
+  ],
   'policy-name-duplicate': [
     {
       when: 'a stretched policy reuses a baseline policy name',
