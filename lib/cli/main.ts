@@ -13,7 +13,10 @@ import { initCommand } from './init';
 import { reconcileCommand } from './reconcile';
 import { tokenCommand } from './token';
 import { compileModelFile } from './model';
-import { planWrite, writeOut } from './write';
+import { WriteError, planWrite, writeOut } from './write';
+
+/** Exit status of a failed write to the output directory (sysexits EX_IOERR). */
+export const EXIT_IO = 74;
 
 function progress(enabled: boolean): (stage: string) => void {
   const t0 = performance.now();
@@ -61,6 +64,14 @@ export async function main(argv: string[]): Promise<void> {
         const outDir = path.resolve(a.out);
         if (a.check) {
           const p = planWrite(outDir, r.files);
+          if (p.strays.length > 0) {
+            process.stderr.write(
+              `clusterset: ${a.out}/ holds what an interrupted synth left (${p.strays.join(', ')}): ` +
+                'run `npm run synth` to complete or drop it, and commit the result.\n',
+            );
+            process.exitCode = 1;
+            return;
+          }
           if (p.write.length + p.prune.length > 0) {
             process.stderr.write(
               `clusterset: ${a.out}/ is stale: run \`npm run synth\` and commit the result.\n`,
@@ -75,6 +86,7 @@ export async function main(argv: string[]): Promise<void> {
           return;
         }
         const p = writeOut(outDir, r.files);
+        if (p.recovered) process.stderr.write(`clusterset: ${a.out}/: ${p.recovered}.\n`);
         process.stdout.write(
           `${summary(r)}: ${p.write.length} files written, ${p.unchanged.length} unchanged, ${p.prune.length} pruned (${a.out}/)\n`,
         );
@@ -103,9 +115,20 @@ export async function main(argv: string[]): Promise<void> {
     .parseAsync();
 }
 
-if (require.main === module) {
-  main(hideBin(process.argv)).catch((e: unknown) => {
+/** Runs the CLI: what main() does, with every failure reported and turned into an exit status. */
+export async function run(argv: string[]): Promise<void> {
+  try {
+    await main(argv);
+  } catch (e) {
+    if (e instanceof WriteError) {
+      // An I/O failure the user can fix: one line, out/ as it was.
+      process.stderr.write(`clusterset: ${e.message}\n`);
+      process.exitCode = EXIT_IO;
+      return;
+    }
     process.stderr.write(`clusterset: ${(e as Error).stack ?? String(e)}\n`);
     process.exitCode = 70;
-  });
+  }
 }
+
+if (require.main === module) void run(hideBin(process.argv));

@@ -1,14 +1,35 @@
 /**
- * Write: the only code that touches out/. Given the compiled files it
- * - compares them with what is on disk (so a no-op synth rewrites nothing),
- * - writes new files in place and stages replacements beside their targets, renaming them only when
- *   everything is written (a failure before that removes what was written and leaves out/ as it was),
- * - prunes files that the previous index listed and the new output does not (files we never wrote
- *   are never touched), and writes the new index last.
+ * Write: the only code that touches out/. out/ is old or new after any interruption, SIGKILL
+ * included, through a small transaction:
+ *
+ * 1. recover: a journal left by an interrupted run is completed (roll forward); a staging
+ *    directory without a journal is removed (roll back); strays of older versions are removed;
+ * 2. plan: compare the compiled files with what is on disk (a no-op synth rewrites nothing) and list
+ *    what the previous index listed that the new output does not (files we never wrote are never
+ *    touched);
+ * 3. stage: every changed file, the new index among them, is written under `out/.clusterset-txn/`;
+ *    every target directory is checked (a file in the way, no write permission) before anything
+ *    else, so that a failure here removes the staging directory and leaves out/ as it was;
+ * 4. commit: `out/.clusterset-journal` (the renames and removals planned) is written under a
+ *    temporary name and renamed into place, the one atomic step; from then on the change happens;
+ * 5. apply: staged files are renamed into place (the index last), pruned files removed with the
+ *    directories they leave empty, the staging directory and then the journal removed.
+ *
+ * Every step of recover and apply can be repeated, so a run killed in the middle of either is
+ * completed by the next. Durability across power loss (fsync) is not attempted: a killed process
+ * loses nothing the kernel already has.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { INDEX_FILE } from '../emit';
+
+/** Staged copies of the files being written, by their path relative to out/. */
+export const TXN_DIR = '.clusterset-txn';
+/** The committed plan of a write in progress. Its presence means: complete me. */
+export const JOURNAL_FILE = '.clusterset-journal';
+const JOURNAL_TMP = `${JOURNAL_FILE}.tmp`;
+/** What versions before the journal left beside their targets when interrupted. */
+const LEGACY_STRAY = /\.clusterset-tmp-\d+$/;
 
 export interface WritePlan {
   readonly write: readonly string[];
@@ -16,21 +37,112 @@ export interface WritePlan {
   readonly prune: readonly string[];
 }
 
-function readIndex(outDir: string): string[] {
-  const p = path.join(outDir, INDEX_FILE);
-  if (!fs.existsSync(p)) return [];
-  return fs
-    .readFileSync(p, 'utf8')
-    .split('\n')
-    .filter((l) => l !== '' && !l.startsWith('#'));
+interface Journal {
+  readonly version: 1;
+  /** Relative paths staged under TXN_DIR, to rename into place in this order. */
+  readonly rename: readonly string[];
+  /** Relative paths to remove. */
+  readonly prune: readonly string[];
 }
 
-/** Every path below outDir (files and directories), relative, or none when it does not exist. */
+/** A write that failed for a reason the user can fix: one line, the path, the cause, the fix. */
+export class WriteError extends Error {
+  constructor(
+    readonly file: string,
+    readonly cause: string,
+    readonly fix: string,
+  ) {
+    super(`cannot write ${file}: ${cause}; fix: ${fix}`);
+    this.name = 'WriteError';
+  }
+}
+
+/** The WriteError for a failed file-system call on `file`, or the error itself when unexpected. */
+function explain(e: unknown, file: string): unknown {
+  const code = (e as NodeJS.ErrnoException).code;
+  const dir = path.dirname(file);
+  switch (code) {
+    case 'EACCES':
+    case 'EPERM':
+      return new WriteError(
+        file,
+        'permission denied',
+        `make ${dir} writable for this user, or choose another --out`,
+      );
+    case 'EROFS':
+      return new WriteError(
+        file,
+        'the file system is read-only',
+        'choose an --out on a writable file system',
+      );
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return new WriteError(file, 'no space left on the device', 'free some space and run synth again');
+    case 'ENOTDIR':
+      return new WriteError(
+        file,
+        'a file is in the way of a directory',
+        `remove that file, or choose another --out`,
+      );
+    case 'EISDIR':
+      return new WriteError(file, 'a directory is in the way of a file', 'remove that directory');
+    default:
+      return e;
+  }
+}
+
+/** Runs `f`, turning a file-system failure on `file` into a WriteError. */
+function io<T>(file: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    throw explain(e, file);
+  }
+}
+
+/**
+ * Fault injection for the interruption tests (test/cli/interrupt.test.ts): with
+ * `CLUSTERSET_FAULT=<point>`, the writer stops at that point, says so on stderr and blocks, busy as
+ * synchronous code is, until it is killed. Points: staged-half, journal-tmp, committed,
+ * applied-half, pruned.
+ */
+function faultPoint(point: string): void {
+  if (process.env.CLUSTERSET_FAULT !== point) return;
+  process.stderr.write(`clusterset: fault point ${point} reached\n`);
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reading out/
+
+function readIndex(outDir: string): string[] {
+  const p = path.join(outDir, INDEX_FILE);
+  let text: string;
+  try {
+    text = fs.readFileSync(p, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw explain(e, p);
+  }
+  return text.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+}
+
+const isOurs = (rel: string): boolean =>
+  rel === TXN_DIR || rel.startsWith(`${TXN_DIR}/`) || rel === JOURNAL_FILE || rel === JOURNAL_TMP;
+
+/** Every path below outDir (files and directories), relative, without our own bookkeeping. */
 function existingPaths(outDir: string): Set<string> {
   if (!fs.existsSync(outDir)) return new Set();
-  return new Set(
-    fs.readdirSync(outDir, { recursive: true, encoding: 'utf8' }).map((p) => p.split(path.sep).join('/')),
-  );
+  const stat = fs.statSync(outDir);
+  if (!stat.isDirectory()) {
+    throw new WriteError(
+      outDir,
+      'it is a file, not a directory',
+      'pass --out a directory (it is created if missing)',
+    );
+  }
+  const all = io(outDir, () => fs.readdirSync(outDir, { recursive: true, encoding: 'utf8' }));
+  return new Set(all.map((p) => p.split(path.sep).join('/')).filter((p) => !isOurs(p)));
 }
 
 function sameContent(file: string, content: string): boolean {
@@ -42,7 +154,6 @@ function sameContent(file: string, content: string): boolean {
 }
 
 interface Planned extends WritePlan {
-  /** Of `write`: the paths that exist now (replaced through a staged copy) and those that do not. */
   readonly existing: ReadonlySet<string>;
 }
 
@@ -58,64 +169,177 @@ function plan(outDir: string, files: ReadonlyMap<string, string>): Planned {
   return { write, unchanged, prune, existing };
 }
 
-/** What writing `files` into `outDir` would change. Reads only. */
-export function planWrite(outDir: string, files: ReadonlyMap<string, string>): WritePlan {
+/** What an interrupted run left in out/: a journal to complete, staged files, older strays. */
+export function strays(outDir: string): string[] {
+  if (!fs.existsSync(outDir) || !fs.statSync(outDir).isDirectory()) return [];
+  const out: string[] = [];
+  for (const name of [JOURNAL_FILE, JOURNAL_TMP, TXN_DIR]) {
+    if (fs.existsSync(path.join(outDir, name))) out.push(name);
+  }
+  for (const rel of fs.readdirSync(outDir, { recursive: true, encoding: 'utf8' })) {
+    const p = rel.split(path.sep).join('/');
+    if (LEGACY_STRAY.test(p) && !isOurs(p)) out.push(p);
+  }
+  return out.sort();
+}
+
+/** What writing `files` into `outDir` would change, and what an interrupted run left. Reads only. */
+export function planWrite(
+  outDir: string,
+  files: ReadonlyMap<string, string>,
+): WritePlan & { strays: string[] } {
   const { write, unchanged, prune } = plan(outDir, files);
-  return { write, unchanged, prune };
+  return { write, unchanged, prune, strays: strays(outDir) };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Recovering, staging, applying
+
+/** Removes the directories in `dirs` (and their parents below `root`) that are empty. Linear. */
+function removeEmptyDirs(root: string, dirs: Iterable<string>): void {
+  const top = path.resolve(root);
+  const all = new Set<string>();
+  for (const dir of dirs) {
+    for (let d = path.resolve(dir); d.startsWith(top + path.sep) && !all.has(d); d = path.dirname(d))
+      all.add(d);
+  }
+  // Deepest first, so that a parent is tried after its children. rmdir fails on a non-empty
+  // directory: no listing is read.
+  for (const d of [...all].sort((a, b) => b.length - a.length || (a < b ? -1 : 1))) {
+    try {
+      fs.rmdirSync(d);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'ENOTEMPTY' && code !== 'EEXIST' && code !== 'ENOENT') throw explain(e, d);
+    }
+  }
+}
+
+function apply(outDir: string, j: Journal): void {
+  const txn = path.join(outDir, TXN_DIR);
+  const made = new Set<string>();
+  let renamed = 0;
+  for (const rel of j.rename) {
+    const from = path.join(txn, rel);
+    const to = path.join(outDir, rel);
+    if (!fs.existsSync(from)) continue; // renamed by the run this one completes
+    const dir = path.dirname(to);
+    if (!made.has(dir)) {
+      io(dir, () => fs.mkdirSync(dir, { recursive: true }));
+      made.add(dir);
+    }
+    io(to, () => fs.renameSync(from, to));
+    if (++renamed === Math.ceil(j.rename.length / 2)) faultPoint('applied-half');
+  }
+  for (const rel of j.prune) {
+    const file = path.join(outDir, rel);
+    io(file, () => fs.rmSync(file, { force: true }));
+  }
+  removeEmptyDirs(
+    outDir,
+    j.prune.map((rel) => path.dirname(path.join(outDir, rel))),
+  );
+  faultPoint('pruned');
+  io(txn, () => fs.rmSync(txn, { recursive: true, force: true }));
+  io(outDir, () => fs.rmSync(path.join(outDir, JOURNAL_FILE), { force: true }));
 }
 
 /**
- * Writes what changed. New files go straight to their path (exclusive create); files that replace
- * existing ones are staged beside them and renamed into place only once everything is written. If
- * anything fails before that point, the new files, the staged copies and the directories made for
- * them are removed, and out/ is as it was.
+ * Brings out/ back to old-or-new after an interrupted run: completes a committed write, drops an
+ * uncommitted one, removes strays of older versions. Returns what it did, for the user.
  */
-export function writeOut(outDir: string, files: ReadonlyMap<string, string>): WritePlan {
-  const p = plan(outDir, files);
-  const order = [...p.write.filter((r) => r !== INDEX_FILE), ...p.write.filter((r) => r === INDEX_FILE)];
-  const staged: [string, string][] = [];
-  const created: string[] = [];
-  const madeDirs: string[] = [];
-  const dirs = new Set<string>();
-  try {
-    for (const rel of order) {
-      const target = path.join(outDir, rel);
-      const dir = path.dirname(target);
-      if (!dirs.has(dir)) {
-        const made = fs.mkdirSync(dir, { recursive: true });
-        if (made) madeDirs.push(made);
-        dirs.add(dir);
-      }
-      const content = files.get(rel) ?? '';
-      if (p.existing.has(rel) || rel === INDEX_FILE) {
-        const tmp = `${target}.clusterset-tmp-${process.pid}`;
-        fs.writeFileSync(tmp, content);
-        staged.push([tmp, target]);
-      } else {
-        fs.writeFileSync(target, content, { flag: 'wx' });
-        created.push(target);
-      }
-    }
-  } catch (e) {
-    for (const [tmp] of staged) fs.rmSync(tmp, { force: true });
-    for (const f of created) fs.rmSync(f, { force: true });
-    for (const d of madeDirs.reverse()) fs.rmSync(d, { recursive: true, force: true });
-    throw e;
+export function recover(outDir: string): string | undefined {
+  if (!fs.existsSync(outDir) || !fs.statSync(outDir).isDirectory()) return undefined;
+  const journal = path.join(outDir, JOURNAL_FILE);
+  const found = strays(outDir);
+  if (found.length === 0) return undefined;
+  let did: string;
+  if (fs.existsSync(journal)) {
+    const j = JSON.parse(io(journal, () => fs.readFileSync(journal, 'utf8'))) as Journal;
+    apply(outDir, j);
+    did = `completed an interrupted synth (${j.rename.length} files written, ${j.prune.length} pruned)`;
+  } else {
+    io(outDir, () => fs.rmSync(path.join(outDir, TXN_DIR), { recursive: true, force: true }));
+    did = 'dropped the staged files of an interrupted synth';
   }
-  for (const [tmp, target] of staged) if (!target.endsWith(INDEX_FILE)) fs.renameSync(tmp, target);
-  for (const rel of p.prune) {
-    fs.rmSync(path.join(outDir, rel), { force: true });
-    removeEmptyDirs(outDir, path.dirname(path.join(outDir, rel)));
-  }
-  for (const [tmp, target] of staged) if (target.endsWith(INDEX_FILE)) fs.renameSync(tmp, target);
-  return { write: p.write, unchanged: p.unchanged, prune: p.prune };
+  io(outDir, () => fs.rmSync(path.join(outDir, JOURNAL_TMP), { force: true }));
+  const legacy = found.filter((p) => LEGACY_STRAY.test(p));
+  for (const rel of legacy) io(outDir, () => fs.rmSync(path.join(outDir, rel), { force: true }));
+  if (legacy.length > 0) did += `; removed ${legacy.length} temporary files of an older clusterset`;
+  return did;
 }
 
-function removeEmptyDirs(root: string, dir: string): void {
-  const top = path.resolve(root);
-  let d = path.resolve(dir);
-  while (d.startsWith(top + path.sep) && fs.existsSync(d) && fs.readdirSync(d).length === 0) {
-    fs.rmdirSync(d);
-    d = path.dirname(d);
+/** Fails, before anything is committed, where a target cannot be put in place. */
+function checkTargets(outDir: string, rels: readonly string[], existing: ReadonlySet<string>): void {
+  const seen = new Set<string>();
+  for (const rel of rels) {
+    const target = path.join(outDir, rel);
+    if (existing.has(rel) && fs.statSync(target).isDirectory()) {
+      throw new WriteError(target, 'a directory is in the way of a file', 'remove that directory');
+    }
+    // The nearest existing ancestor must be a writable directory.
+    for (let d = path.dirname(target); !seen.has(d); d = path.dirname(d)) {
+      seen.add(d);
+      let st: fs.Stats;
+      try {
+        st = fs.statSync(d);
+      } catch {
+        continue; // created on apply; its parent is checked next
+      }
+      if (!st.isDirectory()) {
+        throw new WriteError(
+          d,
+          'it is a file where synth needs a directory',
+          'remove that file, or choose another --out',
+        );
+      }
+      io(d, () => fs.accessSync(d, fs.constants.W_OK));
+      break;
+    }
   }
+}
+
+/**
+ * Writes what changed, as a transaction (see the top of this file). Throws a WriteError with out/
+ * as it was when anything fails before the commit.
+ */
+export function writeOut(
+  outDir: string,
+  files: ReadonlyMap<string, string>,
+): WritePlan & { recovered?: string } {
+  const recovered = recover(outDir);
+  const p = plan(outDir, files);
+  if (p.write.length === 0 && p.prune.length === 0) {
+    return { write: p.write, unchanged: p.unchanged, prune: p.prune, ...(recovered ? { recovered } : {}) };
+  }
+  const rename = [...p.write.filter((r) => r !== INDEX_FILE), ...p.write.filter((r) => r === INDEX_FILE)];
+  const madeOut = io(outDir, () => fs.mkdirSync(outDir, { recursive: true }));
+  const txn = path.join(outDir, TXN_DIR);
+  try {
+    checkTargets(outDir, rename, p.existing);
+    const made = new Set<string>();
+    for (const rel of rename) {
+      const staged = path.join(txn, rel);
+      const dir = path.dirname(staged);
+      if (!made.has(dir)) {
+        io(dir, () => fs.mkdirSync(dir, { recursive: true }));
+        made.add(dir);
+      }
+      io(staged, () => fs.writeFileSync(staged, files.get(rel) ?? ''));
+      if (made.size > 0 && rel === rename[Math.floor(rename.length / 2)]) faultPoint('staged-half');
+    }
+    const journal: Journal = { version: 1, rename, prune: p.prune };
+    const tmp = path.join(outDir, JOURNAL_TMP);
+    io(tmp, () => fs.writeFileSync(tmp, JSON.stringify(journal)));
+    faultPoint('journal-tmp');
+    io(tmp, () => fs.renameSync(tmp, path.join(outDir, JOURNAL_FILE)));
+    faultPoint('committed');
+  } catch (e) {
+    fs.rmSync(txn, { recursive: true, force: true });
+    fs.rmSync(path.join(outDir, JOURNAL_TMP), { force: true });
+    if (madeOut) fs.rmSync(madeOut, { recursive: true, force: true });
+    throw e;
+  }
+  apply(outDir, { version: 1, rename, prune: p.prune });
+  return { write: p.write, unchanged: p.unchanged, prune: p.prune, ...(recovered ? { recovered } : {}) };
 }
