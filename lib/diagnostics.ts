@@ -17,7 +17,12 @@ export interface Diagnostic {
 
 /** `services[3].name: "x" is too long (…) — shorten it [service-name-length]` */
 export function formatDiagnostic(d: Diagnostic): string {
-  return `${d.path || '(model)'}: ${d.message}; fix: ${d.fix} [${d.rule}]`;
+  return `${cut(d.path, 300) || '(model)'}: ${cut(d.message, 2000)}; fix: ${cut(d.fix, 1000)} [${d.rule}]`;
+}
+
+/** A backstop for text built from model values: never print more than `max` characters of it. */
+function cut(s: string, max: number): string {
+  return s.length <= max ? s : `${s.slice(0, max - 40)}... (${s.length} characters in all)`;
 }
 
 /** Sorts diagnostics by path, then rule, then message, so reports are stable. */

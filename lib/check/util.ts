@@ -30,11 +30,27 @@ export function str(x: unknown): string | undefined {
   return typeof x === 'string' ? x : undefined;
 }
 
-/** How a received value is quoted in a message: strings in double quotes, long values cut. */
+/**
+ * Every character outside printable ASCII as `\uXXXX`, so that look-alike and invisible characters
+ * show as what they are: a Cyrillic "е" in "wеst" reads "w\u0435st".
+ */
+export function escapeUnusual(s: string): string {
+  return s.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** How a received value is quoted in a message: strings in double quotes, escaped, long values cut. */
 export function quote(x: unknown): string {
   if (x === undefined) return 'nothing';
-  const s = JSON.stringify(x) ?? String(x);
+  const s = escapeUnusual(JSON.stringify(x) ?? String(x));
   return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+}
+
+/** A map key as a path shows it: quoted and escaped when it is not a plain identifier, cut when long. */
+function pathKey(key: string): string {
+  if (key.length <= 60 && /^[A-Za-z_$][\w$]*$/.test(key)) return key;
+  if (key.length <= 60) return `[${escapeUnusual(JSON.stringify(key))}]`;
+  const head = escapeUnusual(JSON.stringify(key.slice(0, 40)));
+  return `[${head.slice(0, -1)}..." (${key.length} characters)]`;
 }
 
 /** `"a", "b" and "c"`. */
@@ -46,8 +62,9 @@ export function quoteList(xs: readonly unknown[]): string {
 /** `path` extended by a map key (`a.b`, `a["x/y"]`) or, in a list, an index (`a[2]`). */
 export function joinPath(path: string, key: string, inList = false): string {
   if (inList) return `${path}[${key}]`;
-  if (/^[A-Za-z_$][\w$]*$/.test(key)) return path === '' ? key : `${path}.${key}`;
-  return `${path}[${JSON.stringify(key)}]`;
+  const k = pathKey(key);
+  if (k.startsWith('[')) return `${path}${k}`;
+  return path === '' ? k : `${path}.${k}`;
 }
 
 /** The object elements of a list, with their paths; anything else yields nothing. */

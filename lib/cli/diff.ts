@@ -175,9 +175,9 @@ export const diffCommand: CommandModule<object, DiffArgs> = {
         default: false,
         describe: 'exit 1 when something differs, 0 when nothing does',
       }),
-  handler: (a) => {
+  handler: async (a) => {
     // Exit 2 when nothing could be compared, so that 1 (with --exit-code) always means changes.
-    const r = compileModelFile(a.model, { consequence: 'nothing was compared', problemExit: 2 });
+    const r = await compileModelFile(a.model, { consequence: 'nothing was compared', problemExit: 2 });
     if (!r) return;
     const label = `${a.out.replace(/\/+$/, '')}/`;
     let before: OutTree;

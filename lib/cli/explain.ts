@@ -33,8 +33,8 @@ export const explainCommand: CommandModule<object, ExplainArgs> = {
         default: 'text' as const,
         describe: 'output format',
       }) as never,
-  handler: (a) => {
-    const plan = planModelFile(a.model, { consequence: 'nothing to explain' });
+  handler: async (a) => {
+    const plan = await planModelFile(a.model, { consequence: 'nothing to explain' });
     if (!plan) return;
     try {
       const report = explain(plan, a.cluster === undefined ? {} : { cluster: a.cluster });

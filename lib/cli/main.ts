@@ -55,8 +55,8 @@ export async function main(argv: string[]): Promise<void> {
             default: false,
             describe: 'write nothing; exit 1 if the output directory is stale',
           }),
-      (a) => {
-        const r = compileModelFile(a.model, {
+      async (a) => {
+        const r = await compileModelFile(a.model, {
           consequence: 'nothing was written',
           onStage: progress(a.progress),
         });
@@ -96,8 +96,8 @@ export async function main(argv: string[]): Promise<void> {
       'validate [model]',
       'check the model and the rendered output without writing anything',
       (y) => y.positional('model', { type: 'string', default: 'clusterset.ts' }),
-      (a) => {
-        const r = compileModelFile(a.model, {
+      async (a) => {
+        const r = await compileModelFile(a.model, {
           consequence: 'nothing was checked',
           onStage: progress(a.progress),
         });

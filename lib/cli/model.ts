@@ -8,7 +8,7 @@ import { compile } from '../compile';
 import { checkModel } from '../check';
 import type { Diagnostic } from '../diagnostics';
 import { formatDiagnostic } from '../diagnostics';
-import { loadModel } from '../load';
+import { loadModelFile } from '../load';
 import type { ClusterSetProps } from '../model';
 import type { Plan } from '../plan';
 import { plan as makePlan } from '../plan';
@@ -22,9 +22,9 @@ export interface ModelOptions {
   readonly onStage?: (stage: string) => void;
 }
 
-function load(file: string): { input: unknown } | undefined {
+async function load(file: string): Promise<{ input: unknown } | undefined> {
   try {
-    return { input: loadModel(file) };
+    return { input: await loadModelFile(file) };
   } catch (e) {
     process.stderr.write(`clusterset: cannot load ${file}: ${(e as Error).message}\n`);
     process.exitCode = 2;
@@ -41,8 +41,8 @@ function reportProblems(file: string, ds: readonly Diagnostic[], o: ModelOptions
 }
 
 /** The compiled model, or undefined after reporting why there is none. */
-export function compileModelFile(file: string, o: ModelOptions): CompileResult | undefined {
-  const loaded = load(file);
+export async function compileModelFile(file: string, o: ModelOptions): Promise<CompileResult | undefined> {
+  const loaded = await load(file);
   if (!loaded) return undefined;
   const r = compile(loaded.input, o.onStage);
   if (r.diagnostics.length === 0) return r;
@@ -54,8 +54,8 @@ export function compileModelFile(file: string, o: ModelOptions): CompileResult |
  * The checked model's plan without rendering, or undefined after reporting why there is none: for
  * commands that explain the model rather than its output.
  */
-export function planModelFile(file: string, o: ModelOptions): Plan | undefined {
-  const loaded = load(file);
+export async function planModelFile(file: string, o: ModelOptions): Promise<Plan | undefined> {
+  const loaded = await load(file);
   if (!loaded) return undefined;
   const ds = checkModel(loaded.input);
   if (ds.length === 0) return makePlan(loaded.input as ClusterSetProps);

@@ -42,7 +42,7 @@ export const tokenCommand: CommandModule<object, TokenArgs> = {
         describe: "seconds to wait for the leader's token controller to fill the Secret",
       }) as unknown as Argv<TokenArgs>,
   handler: async (a) => {
-    const plan = planModelFile(a.model, { consequence: 'nothing was copied' });
+    const plan = await planModelFile(a.model, { consequence: 'nothing was copied' });
     if (!plan) return;
     try {
       const result = await copyMemberToken({

@@ -1,0 +1,131 @@
+/**
+ * Models that misbehave, run through the CLI as users run it: each gets a clear diagnostic (never
+ * a misleading one, never silence), nothing is written, and the process ends with a documented
+ * status.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { expandedSize } from '../../lib/load';
+import { minimalModel } from '../helpers/models';
+
+const root = path.resolve(__dirname, '..', '..');
+const bin = path.join(root, 'bin', 'clusterset');
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-models-'));
+fs.symlinkSync(path.join(root, 'lib'), path.join(work, 'lib'));
+
+function synth(
+  file: string,
+  content: string,
+): { status: number; stderr: string; stdout: string; wrote: boolean } {
+  const p = path.join(work, file);
+  fs.writeFileSync(p, content);
+  const out = path.join(work, `out-${file}`);
+  const r = spawnSync(process.execPath, [bin, 'synth', p, '--out', out], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  return { status: r.status ?? -1, stderr: r.stderr, stdout: r.stdout, wrote: fs.existsSync(out) };
+}
+
+const MODEL = JSON.stringify(minimalModel());
+
+test('GIVEN a .ts model that throws undefined WHEN synth runs THEN it says the model threw undefined, not "cannot load …: undefined"', () => {
+  const r = synth('throws.ts', 'throw undefined;\n');
+  assert.is(r.status, 2, r.stderr);
+  assert.match(r.stderr, /cannot load .*throws\.ts: it threw undefined, which is not an Error/);
+  assert.not.ok(r.wrote);
+});
+
+test('GIVEN a .ts model that throws a plain object WHEN synth runs THEN the object is shown', () => {
+  const r = synth('throws-object.ts', "throw { code: 'E_MODEL' };\n");
+  assert.is(r.status, 2, r.stderr);
+  assert.match(r.stderr, /it threw \{ code: 'E_MODEL' \}, which is not an Error/);
+});
+
+test('GIVEN a .ts model exported as an async function WHEN synth runs THEN the promised model is awaited and rendered', () => {
+  const r = synth(
+    'async.ts',
+    `export default async function () {\n  await new Promise((r) => setTimeout(r, 10));\n  return ${MODEL};\n}\n`,
+  );
+  assert.is(r.status, 0, r.stderr);
+  assert.match(r.stdout, /3 clusters, \d+ objects/);
+  assert.ok(r.wrote);
+});
+
+test('GIVEN a .ts model exported as a Promise that rejects WHEN synth runs THEN the rejection is the message', () => {
+  const r = synth('rejects.ts', "export default Promise.reject(new Error('vault is sealed'));\n");
+  assert.is(r.status, 2, r.stderr);
+  assert.match(r.stderr, /cannot load .*rejects\.ts: vault is sealed/);
+});
+
+test('GIVEN a .ts model that calls process.exit(0) WHEN synth runs THEN it is reported (exit 2), not a silent success', () => {
+  const r = synth('exits.ts', `process.exit(0);\nexport default ${MODEL};\n`);
+  assert.is(r.status, 2, r.stderr);
+  assert.match(r.stderr, /cannot load .*exits\.ts: the model called process\.exit\(0\) while loading/);
+  assert.not.ok(r.wrote);
+});
+
+test('GIVEN a model function that calls process.exit after an await WHEN synth runs THEN that is reported too', () => {
+  const r = synth('exits-later.ts', 'export default async () => { await null; process.exit(3); };\n');
+  assert.is(r.status, 2, r.stderr);
+  assert.match(r.stderr, /the model called process\.exit\(3\) while loading/);
+});
+
+test('GIVEN a 500-byte YAML alias bomb WHEN synth runs THEN it is refused at once with a diagnostic, not after a minute', () => {
+  const levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
+  for (let i = 1; i < 9; i++) {
+    const prev = String.fromCharCode(96 + i);
+    const cur = String.fromCharCode(97 + i);
+    levels.push(`${cur}: &${cur} [${Array(9).fill(`*${prev}`).join(',')}]`);
+  }
+  const bomb = `${levels.join('\n')}\n`;
+  assert.ok(bomb.length < 600, `the bomb is small: ${bomb.length} bytes`);
+  const t0 = Date.now();
+  const r = synth('bomb.yaml', bomb);
+  assert.is(r.status, 2, r.stderr);
+  assert.match(r.stderr, /YAML aliases expand to more than 5,000,000 nodes/);
+  assert.ok(Date.now() - t0 < 60_000);
+});
+
+test('GIVEN a YAML alias that contains itself WHEN synth runs THEN the cycle is named', () => {
+  const r = synth('cycle.yaml', 'clusterSetId: &x [*x]\n');
+  assert.is(r.status, 2, r.stderr);
+  assert.match(r.stderr, /refers to a node that contains it \(a cycle\)/);
+});
+
+test('GIVEN a model with YAML aliases of a sane size WHEN loaded THEN they are accepted', () => {
+  const m = minimalModel();
+  const shared = { name: 'http', port: 80 };
+  m.services!.push({ namespace: 'a', name: 'b', ports: [shared], exportedFrom: ['east'] });
+  m.services!.push({ namespace: 'a', name: 'c', ports: [shared], exportedFrom: ['east'] });
+  assert.ok(expandedSize(m) > 10);
+});
+
+test('GIVEN a cluster ID with a Cyrillic look-alike letter WHEN synth runs THEN the letter is shown escaped', () => {
+  const m = minimalModel();
+  m.clusters[1]!.id = 'e\u0430st';
+  m.members = ['e\u0430st', 'west'];
+  m.services![0]!.exportedFrom = ['west'];
+  const r = synth('lookalike.json', JSON.stringify(m));
+  assert.is(r.status, 1, r.stderr);
+  assert.match(r.stderr, /"e\\u0430st"/);
+  assert.not.match(r.stderr, /e\u0430st/, 'never the raw look-alike');
+});
+
+test('GIVEN an unknown key of 5 MB WHEN synth runs THEN its path is cut, and so is every line', () => {
+  const m = minimalModel() as unknown as Record<string, unknown>;
+  m['k'.repeat(5_000_000)] = 1;
+  const r = synth('huge-key.json', JSON.stringify(m));
+  assert.is(r.status, 1, r.stderr.slice(0, 500));
+  assert.match(r.stderr, /\["k{40}\.\.\." \(5000000 characters\)\]/);
+  for (const line of r.stderr.split('\n'))
+    assert.ok(line.length < 4000, `a line of ${line.length} characters`);
+});
+
+test.after(() => fs.rmSync(work, { recursive: true, force: true }));
+
+test.run();
