@@ -56,7 +56,8 @@ export function expandedSize(value: unknown, limit = MAX_EXPANDED_NODES): number
     if (typeof v !== 'object' || v === null) return 1;
     const known = size.get(v);
     if (known !== undefined) return known;
-    if (open.has(v)) throw new Error('a YAML alias refers to a node that contains it (a cycle); write the data out');
+    if (open.has(v))
+      throw new Error('a YAML alias refers to a node that contains it (a cycle); write the data out');
     open.add(v);
     let n = 1;
     for (const child of Array.isArray(v) ? v : Object.values(v)) {
@@ -118,6 +119,7 @@ export function loadModel(file: string): unknown {
   const ext = path.extname(abs);
   if (ext === '.json' || ext === '.yaml' || ext === '.yml') return readData(abs, ext);
   const value = exported(file, abs);
-  if (value instanceof Promise) throw new Error(`${file} exports a promised model; load it with loadModelFile`);
+  if (value instanceof Promise)
+    throw new Error(`${file} exports a promised model; load it with loadModelFile`);
   return value;
 }
