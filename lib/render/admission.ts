@@ -9,7 +9,10 @@
  *
  * - `<leaderNs>-member-writes`: a member identity may create, update or delete only
  *   MemberClusterAnnounces and ResourceExports that carry its own cluster ID, under the names
- *   Antrea's member uses.
+ *   Antrea's member uses, and only what Antrea's ResourceExport webhook admits: its own exports
+ *   (status included), source labels that match the spec, the payload of the kind, ClusterInfo about
+ *   itself, the export finalizer set on create and never removed. No member writes ResourceImport
+ *   status. Denials use the webhook's words (multicluster-controller/resourceexport_webhook.go).
  * - `<leaderNs>-compiled-imports`: ServiceImport and ACNP ResourceImports are compiled from git;
  *   only the delivery tool (and `system:masters`) may change them, never a member or the reconciler.
  * - `<leaderNs>-reconciler-writes`: what the reconciler creates and updates serves its purpose only:
@@ -19,7 +22,13 @@
  */
 import type { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-33';
-import { announceFinalizer, announceName, clusterInfoName } from '../names';
+import {
+  LEGACY_RESOURCE_EXPORT_FINALIZER,
+  RESOURCE_EXPORT_FINALIZER,
+  announceFinalizer,
+  announceName,
+  clusterInfoName,
+} from '../names';
 import type { Plan } from '../plan';
 import { memberUsername } from './member-access';
 import { RECONCILER_NAME } from './reconciler';
@@ -83,6 +92,45 @@ function binding(scope: Construct, policyName: string): void {
   );
 }
 
+/**
+ * Whether the object `o` holds the export finalizer, current or legacy; Antrea's webhook and its
+ * leader accept either (API/constants), and so does the reconciler.
+ */
+function holdsExportFinalizer(o: string): string {
+  const fins = celList([RESOURCE_EXPORT_FINALIZER, LEGACY_RESOURCE_EXPORT_FINALIZER]);
+  return `${o} != null && has(${o}.metadata.finalizers) && ${o}.metadata.finalizers.exists(f, f in ${fins})`;
+}
+
+/** The payload field each kind a member exports must carry (antrea-mc.md §c.1, §d, §f). */
+const EXPORT_PAYLOADS: readonly { kind: string; field: string; message: string }[] = [
+  // Antrea's words.
+  {
+    kind: 'Service',
+    field: 'service',
+    message: 'Member cluster is not authorized to create a Service ResourceExport without Spec.Service',
+  },
+  {
+    kind: 'Endpoints',
+    field: 'endpoints',
+    message: 'Member cluster is not authorized to create an Endpoints ResourceExport without Spec.Endpoints',
+  },
+  // Antrea admits a ClusterInfo export without its payload (its leader never reads it); the reconciler
+  // copies it into the ClusterInfo import, so it is refused here. Our words, in the form of Antrea's.
+  {
+    kind: 'ClusterInfo',
+    field: 'clusterInfo',
+    message:
+      'Member cluster is not authorized to create a ClusterInfo ResourceExport without Spec.ClusterInfo',
+  },
+  // Antrea refuses it because it cannot derive the name from the label hash; its message, made specific.
+  {
+    kind: 'LabelIdentity',
+    field: 'labelIdentity',
+    message:
+      'Invalid ResourceExport for this member cluster: a LabelIdentity ResourceExport needs Spec.LabelIdentity',
+  },
+];
+
 export function renderMemberWritesPolicy(scope: Construct, plan: Plan): void {
   const name = memberWritesPolicyName(plan);
   const idByUser = plan.members
@@ -90,13 +138,27 @@ export function renderMemberWritesPolicy(scope: Construct, plan: Plan): void {
     .join(', ');
   const obj = 'variables.obj';
   const id = 'variables.clusterID';
+  const kind = 'variables.kind';
   const isAnnounce = "request.resource.resource == 'memberclusterannounces'";
   const isExport = "request.resource.resource == 'resourceexports'";
+  const isImport = "request.resource.resource == 'resourceimports'";
+  // A create or update of an export (its status included): what the member says in it is checked.
+  const writesExport = 'variables.writesExport';
+  // A label of the object, '' when absent (as Antrea's webhook reads a missing label).
+  const label = (key: string) =>
+    `has(${obj}.metadata.labels) && '${key}' in ${obj}.metadata.labels ? ${obj}.metadata.labels['${key}'] : ''`;
   new k8s.KubeValidatingAdmissionPolicy(scope, constructId('ValidatingAdmissionPolicy', undefined, name), {
     metadata: meta(name, undefined, GUARD_WAVE),
     spec: {
       failurePolicy: 'Fail',
-      matchConstraints: inLeaderNamespace(plan, ['memberclusterannounces', 'resourceexports']),
+      // Subresources are matched only when named: export status (a member may write its own only)
+      // and import status (no member writes it; Antrea's member never does).
+      matchConstraints: inLeaderNamespace(plan, [
+        'memberclusterannounces',
+        'resourceexports',
+        'resourceexports/status',
+        'resourceimports/status',
+      ]),
       matchConditions: [
         { name: 'member-identity', expression: `request.userInfo.username in {${idByUser}}` },
       ],
@@ -111,8 +173,22 @@ export function renderMemberWritesPolicy(scope: Construct, plan: Plan): void {
             `${obj}.spec.kind == 'Endpoints' ? ${id} + '-' + ${obj}.spec['namespace'] + '-' + ${obj}.spec.name + '-endpoints' : ` +
             `${obj}.spec.kind == 'ClusterInfo' ? ${id} + '-clusterinfo' : ''`,
         },
+        { name: 'kind', expression: `has(${obj}.spec) && has(${obj}.spec.kind) ? ${obj}.spec.kind : ''` },
+        { name: 'writesExport', expression: `${isExport} && request.operation != 'DELETE'` },
+        { name: 'finalizerBefore', expression: holdsExportFinalizer('oldObject') },
+        { name: 'finalizerNow', expression: holdsExportFinalizer('object') },
+        ...['sourceKind', 'sourceName', 'sourceNamespace'].map((key) => ({
+          name: key,
+          expression: label(key),
+        })),
       ],
       validations: [
+        {
+          expression: `!(${isImport})`,
+          message:
+            'Member cluster is not authorized to write ResourceImport status: ResourceImports belong to the leader',
+          reason: 'Forbidden',
+        },
         {
           expression: `!(${isAnnounce}) || (has(${obj}.clusterID) && ${obj}.clusterID == ${id} && ${obj}.metadata.name == ${celString(announceName(''))} + ${id})`,
           messageExpression: `'member ' + ${id} + ' may only write MemberClusterAnnounce ${announceName('')}' + ${id} + ' with clusterID ' + ${id}`,
@@ -122,6 +198,19 @@ export function renderMemberWritesPolicy(scope: Construct, plan: Plan): void {
           expression: `!(${isAnnounce}) || request.operation == 'DELETE' || (has(${obj}.clusterSetID) && ${obj}.clusterSetID == ${celString(plan.clusterSetId)} && has(${obj}.leaderClusterID) && ${obj}.leaderClusterID == ${celString(plan.leader.id)})`,
           message: `a MemberClusterAnnounce must name ClusterSet ${plan.clusterSetId} and leader ${plan.leader.id}`,
           reason: 'Invalid',
+        },
+        {
+          // Updates (status included) and deletes: the export as it was must be the member's own.
+          expression: `!(${isExport}) || request.operation == 'CREATE' || (has(oldObject.spec) && has(oldObject.spec.clusterID) && oldObject.spec.clusterID == ${id})`,
+          message:
+            'Member cluster is not authorized to modify or delete ResourceExports owned by another member',
+          reason: 'Forbidden',
+        },
+        {
+          // Only the leader side (the reconciler) releases it, once the export's data left the imports.
+          expression: `!(${isExport}) || request.operation != 'UPDATE' || !variables.finalizerBefore || variables.finalizerNow`,
+          message: 'Member cluster is not authorized to remove the ResourceExport finalizer',
+          reason: 'Forbidden',
         },
         {
           expression: `!(${isExport}) || (has(${obj}.spec) && has(${obj}.spec.clusterID) && ${obj}.spec.clusterID == ${id} && has(${obj}.metadata.labels) && 'sourceClusterID' in ${obj}.metadata.labels && ${obj}.metadata.labels['sourceClusterID'] == ${id})`,
@@ -136,6 +225,39 @@ export function renderMemberWritesPolicy(scope: Construct, plan: Plan): void {
             `'a ResourceExport of member ' + ${id} + ' must be of kind Service, Endpoints, ClusterInfo or LabelIdentity and named ' + ` +
             `(variables.exportName != '' ? variables.exportName : ${id} + '-<16 hex digits>')`,
           reason: 'Invalid',
+        },
+        ...EXPORT_PAYLOADS.map(({ kind: k, field, message }) => ({
+          expression: `!${writesExport} || ${kind} != '${k}' || has(${obj}.spec.${field})`,
+          message,
+          reason: 'Forbidden',
+        })),
+        {
+          // The leader groups exports by these labels (Endpoints subsets are merged per Service).
+          expression: `!${writesExport} || variables.sourceKind == ${kind}`,
+          message: 'Member cluster is not authorized to spoof SourceKind label in ResourceExport',
+          reason: 'Forbidden',
+        },
+        {
+          // ClusterInfo and LabelIdentity exports carry no sourceName or sourceNamespace (§c.1, §d, §f).
+          expression:
+            `!${writesExport} || !(${kind} in ['Service', 'Endpoints']) || ` +
+            `(variables.sourceName == (has(${obj}.spec.name) ? ${obj}.spec.name : '') && ` +
+            `variables.sourceNamespace == ('namespace' in ${obj}.spec ? ${obj}.spec['namespace'] : ''))`,
+          message: 'Member cluster is not authorized to spoof source labels in ResourceExport',
+          reason: 'Forbidden',
+        },
+        {
+          // Routing information (gateway IPs, CIDRs) about another cluster.
+          expression: `!${writesExport} || ${kind} != 'ClusterInfo' || !has(${obj}.spec.clusterInfo) || (has(${obj}.spec.clusterInfo.clusterID) && ${obj}.spec.clusterInfo.clusterID == ${id})`,
+          message: 'Member cluster is not authorized to spoof ClusterInfo.ClusterID',
+          reason: 'Forbidden',
+        },
+        {
+          // LabelIdentity exports carry none (§d); every other kind gets it on create.
+          expression: `!(${isExport}) || request.operation != 'CREATE' || ${kind} == 'LabelIdentity' || variables.finalizerNow`,
+          message:
+            'Member cluster is not authorized to create a ResourceExport without the ResourceExport finalizer',
+          reason: 'Forbidden',
         },
       ],
     },

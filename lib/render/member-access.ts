@@ -1,7 +1,7 @@
 /**
- * Member identities in the leader (Antrea ≥ 2.7 requires one per member): Antrea's member Role with
- * its exact rules, and per member a ServiceAccount annotated with the cluster ID, a token Secret
- * with no data (the API server fills it), and a RoleBinding.
+ * Member identities in the leader (Antrea ≥ 2.7 requires one per member): Antrea's member Role
+ * less the status writes its member never makes, and per member a ServiceAccount annotated with the
+ * cluster ID, a token Secret with no data (the API server fills it), and a RoleBinding.
  */
 import type { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-33';
@@ -12,7 +12,14 @@ import { constructId, meta } from './util';
 const MC = 'multicluster.crd.antrea.io';
 const ALL = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
 
-/** `antrea-mc-member-cluster-role`, as in Antrea's CFG/overlays/leader/member_cluster_role.yaml. */
+/**
+ * `antrea-mc-member-cluster-role`, as in Antrea's CFG/overlays/leader/member_cluster_role.yaml, less
+ * `patch` and `update` on `resourceexports/status` and `resourceimports/status`: Antrea's member
+ * controller never writes either (it writes announces and exports, reads imports and creates Events;
+ * antrea-mc.md §h: it ignores export status), and with them any member could rewrite another
+ * member's export status or a compiled import's. `get` stays: it shows nothing the object does not.
+ * The member-writes admission policy refuses those writes too, should a wider Role be bound.
+ */
 export function renderMemberRole(scope: Construct, plan: Plan): void {
   new k8s.KubeRole(scope, constructId('Role', plan.leaderNamespace, MEMBER_ROLE), {
     metadata: meta(MEMBER_ROLE, plan.leaderNamespace),
@@ -21,9 +28,9 @@ export function renderMemberRole(scope: Construct, plan: Plan): void {
       { apiGroups: [MC], resources: ['memberclusterannounces'], verbs: ALL },
       { apiGroups: [MC], resources: ['memberclusterannounces/status'], verbs: ['get'] },
       { apiGroups: [MC], resources: ['resourceexports'], verbs: ALL },
-      { apiGroups: [MC], resources: ['resourceexports/status'], verbs: ['get', 'patch', 'update'] },
+      { apiGroups: [MC], resources: ['resourceexports/status'], verbs: ['get'] },
       { apiGroups: [MC], resources: ['resourceimports'], verbs: ['get', 'list', 'watch'] },
-      { apiGroups: [MC], resources: ['resourceimports/status'], verbs: ['get', 'patch', 'update'] },
+      { apiGroups: [MC], resources: ['resourceimports/status'], verbs: ['get'] },
     ],
   });
 }

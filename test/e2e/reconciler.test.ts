@@ -220,7 +220,7 @@ flows(
 );
 
 flows(
-  'GIVEN ClusterInfo exports WHEN one names its own cluster and one another cluster THEN the first is imported and the spoof is refused',
+  'GIVEN ClusterInfo exports WHEN one names its own cluster and one another cluster THEN the first is imported, and the spoof is denied to the member and, written by an admin, refused by the reconciler',
   async () => {
     const c = await context();
     const info = {
@@ -241,9 +241,17 @@ flows(
       namespace: c.f.ns,
       clusterinfo: info,
     });
-    // Today the leader's admission policy admits this (issue 10 closes it); the reconciler must refuse it.
+    // West's own token cannot write it: admission refuses it in Antrea's words.
     const spoof = c.west.clusterInfoExport({ ...info, gatewayInfos: [{ gatewayIP: '198.51.100.66' }] });
-    await c.west.upsertExport(spoof);
+    const denied = await c.west.req('POST', `${MC}/${c.f.ns}/resourceexports`, spoof);
+    assert.is(denied.status, 403, `HTTP ${denied.status}: ${denied.body.slice(0, 400)}`);
+    assert.match(
+      (denied.json as { message: string }).message,
+      'Member cluster is not authorized to spoof ClusterInfo.ClusterID',
+    );
+    // Written past admission (as an admin), the reconciler must still refuse it on its own.
+    const written = await request(c.f.leader.admin, 'POST', `${MC}/${c.f.ns}/resourceexports`, spoof);
+    assert.is(written.status, 201, `HTTP ${written.status}: ${written.body.slice(0, 400)}`);
     const cond = await untilCondition(c, clusterInfoName('west'), 'Failure');
     assert.match(cond.message!, /clusterInfo.clusterID is "east", but the export is from cluster west/);
     assert.is(await get(c, 'resourceimports', clusterInfoName('west')), undefined);

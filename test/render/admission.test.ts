@@ -75,7 +75,7 @@ test('THEN member-writes maps every member ServiceAccount username to its cluste
   }
 });
 
-test('THEN member-writes covers announces and exports on create, update and delete', () => {
+test('THEN member-writes covers announces, exports and their status, and import status, on create, update and delete', () => {
   const vap = only(renderAll(), 'ValidatingAdmissionPolicy', 'antrea-multicluster-member-writes');
   const rules = (vap.spec as { matchConstraints: { resourceRules: unknown[] } }).matchConstraints
     .resourceRules;
@@ -84,7 +84,12 @@ test('THEN member-writes covers announces and exports on create, update and dele
       apiGroups: ['multicluster.crd.antrea.io'],
       apiVersions: ['*'],
       operations: ['CREATE', 'UPDATE', 'DELETE'],
-      resources: ['memberclusterannounces', 'resourceexports'],
+      resources: [
+        'memberclusterannounces',
+        'resourceexports',
+        'resourceexports/status',
+        'resourceimports/status',
+      ],
     },
   ]);
   const s = text(vap);
@@ -100,6 +105,39 @@ test('THEN member-writes covers announces and exports on create, update and dele
   ]) {
     assert.ok(s.includes(needle), needle);
   }
+});
+
+test("THEN member-writes refuses what Antrea's ResourceExport webhook refuses, in its words", () => {
+  const spec = only(renderAll(), 'ValidatingAdmissionPolicy', 'antrea-multicluster-member-writes')
+    .spec as Vap;
+  const messages = spec.validations.map((v) => v.message ?? v.messageExpression ?? '');
+  // Antrea's strings, from multicluster/cmd/multicluster-controller/resourceexport_webhook.go.
+  for (const m of [
+    'Member cluster is not authorized to modify or delete ResourceExports owned by another member',
+    'Member cluster is not authorized to remove the ResourceExport finalizer',
+    'Member cluster is not authorized to create a Service ResourceExport without Spec.Service',
+    'Member cluster is not authorized to create an Endpoints ResourceExport without Spec.Endpoints',
+    'Member cluster is not authorized to spoof SourceKind label in ResourceExport',
+    'Member cluster is not authorized to spoof source labels in ResourceExport',
+    'Member cluster is not authorized to spoof ClusterInfo.ClusterID',
+    'Member cluster is not authorized to create a ResourceExport without the ResourceExport finalizer',
+  ])
+    assert.ok(messages.includes(m), m);
+  assert.ok(
+    messages.some((m) => m.startsWith('Invalid ResourceExport for this member cluster: a LabelIdentity')),
+  );
+  assert.ok(messages.some((m) => m.includes('without Spec.ClusterInfo')));
+  assert.ok(messages.some((m) => m.includes('write ResourceImport status')));
+  const all = spec.validations.map((v) => v.expression).join('\n');
+  // Either finalizer counts, as for Antrea's webhook and leader.
+  assert.match(all, 'variables.finalizerNow');
+  const fin = spec.variables.find((v) => v.name === 'finalizerBefore')!.expression;
+  assert.match(fin, "['resourceexport.antrea.io/finalizer', 'resourceexport.finalizers.antrea.io']");
+  // Every payload of a kind a member exports is required.
+  for (const f of ['service', 'endpoints', 'clusterInfo', 'labelIdentity'])
+    assert.match(all, `has(variables.obj.spec.${f})`);
+  assert.match(all, 'variables.obj.spec.clusterInfo.clusterID == variables.clusterID');
+  assert.not.match(all, '__namespace__');
 });
 
 test('pins the __namespace__ bug: the export name reads spec.namespace with index syntax, not the escaped field', () => {

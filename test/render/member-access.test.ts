@@ -4,7 +4,7 @@ import { memberUsername, renderMemberIdentity, renderMemberRole } from '../../li
 import { validateObject } from '../../lib/validate';
 import { dualRoleModel, memberOf, minimalModel, only, planOf, renderInto } from '../helpers/models';
 
-test("GIVEN the leader WHEN the member Role is rendered THEN antrea-mc-member-cluster-role with exactly Antrea's verbs", () => {
+test("GIVEN the leader WHEN the member Role is rendered THEN antrea-mc-member-cluster-role with Antrea's verbs less the status writes its member never makes", () => {
   const p = planOf(minimalModel());
   const role = only(
     renderInto((s) => renderMemberRole(s, p)),
@@ -24,9 +24,10 @@ test("GIVEN the leader WHEN the member Role is rendered THEN antrea-mc-member-cl
     [`${MC}/memberclusterannounces`]: all,
     [`${MC}/memberclusterannounces/status`]: ['get'],
     [`${MC}/resourceexports`]: all,
-    [`${MC}/resourceexports/status`]: ['get', 'patch', 'update'],
+    // Antrea's Role also grants patch and update on both: its member controller never uses them.
+    [`${MC}/resourceexports/status`]: ['get'],
     [`${MC}/resourceimports`]: ['get', 'list', 'watch'],
-    [`${MC}/resourceimports/status`]: ['get', 'patch', 'update'],
+    [`${MC}/resourceimports/status`]: ['get'],
   });
 });
 
