@@ -21,7 +21,10 @@
  *   declared CIDRs;
  * - how `e` classifies traffic from a member that does not enable stretched NetworkPolicy (its
  *   Pods carry no label identity) against ClusterSet-scope peers;
- * - the order of policies with the same Tier and priority, which Antrea leaves undefined.
+ * - the order of policies with the same Tier and priority, which Antrea leaves undefined;
+ * - ClusterGroup membership, ServiceAccounts of Pods, Node addresses, what FQDNs resolve to,
+ *   Namespace labels compared by `sameLabels`, named and source ports, and whether requests match
+ *   a rule's layer 7 criteria (a matching L7 rule allows or drops, and ends the evaluation).
  * What it does decide:
  * - a `Cluster`-scope peer (the default) selects Pods of its own cluster only, so it never matches
  *   a source in another member; egress `to` selectors never match an endpoint in another member;
