@@ -63,6 +63,12 @@ export interface ClusterSetProps {
   readonly tiers?: readonly TierProps[];
 
   /**
+   * ClusterGroups the policies name. Antrea does not replicate ClusterGroups, so each one is rendered
+   * into the bundle of every member that gets a policy naming it.
+   */
+  readonly clusterGroups?: readonly ClusterGroupProps[];
+
+  /**
    * Policies every member gets, replicated through the leader as
    * `<name>-antreaclusternetworkpolicy` ResourceImports and imported by Antrea as
    * `antrea-mc-<name>`.
@@ -217,21 +223,93 @@ export interface LabelSelectorProps {
   }[];
 }
 
-/** What a policy applies to: Pods selected by labels, optionally within selected Namespaces. */
-export interface AppliedToProps {
-  readonly podSelector?: LabelSelectorProps;
-  readonly namespaceSelector?: LabelSelectorProps;
+/** A Namespace-scoped object by Namespace and name. */
+export interface NamespacedNameProps {
+  readonly namespace: string;
+  readonly name: string;
 }
 
-/** A peer of a policy rule. */
+/**
+ * An IP block. Antrea never matches Pod traffic by IP inside the cluster (Pods are matched by
+ * selectors), so an ipBlock is for addresses outside it.
+ * @example { cidr: '10.0.0.0/8', except: ['10.96.0.0/12'] }
+ */
+export interface IPBlockProps {
+  readonly cidr: string;
+  /** CIDRs left out of `cidr`, each strictly inside it. @default - none */
+  readonly except?: readonly string[];
+}
+
+/**
+ * What a rule applies to, at rule level: Pods selected by labels (optionally within selected
+ * Namespaces), a ClusterGroup, or the Pods of a ServiceAccount. `group` and `serviceAccount` stand
+ * alone.
+ */
+export interface RuleAppliedToProps {
+  readonly podSelector?: LabelSelectorProps;
+  readonly namespaceSelector?: LabelSelectorProps;
+  /**
+   * A ClusterGroup declared in `clusterGroups`. Every member that gets the policy gets the
+   * ClusterGroup too.
+   */
+  readonly group?: string;
+  /** The Pods that run as this ServiceAccount. */
+  readonly serviceAccount?: NamespacedNameProps;
+}
+
+/**
+ * What a policy applies to: as at rule level, or Nodes by label (`nodeSelector`, which stands alone
+ * and only exists at policy level in the ClusterNetworkPolicy schema).
+ */
+export interface AppliedToProps extends RuleAppliedToProps {
+  /** Nodes by label (Node NetworkPolicy: the rules then protect the Nodes' host network). */
+  readonly nodeSelector?: LabelSelectorProps;
+}
+
+/**
+ * Namespaces of a peer relative to the Namespace of the Pods the rule applies to. Exactly one of
+ * the two. Antrea's canonical per-Namespace isolation baseline is `{ match: 'Self' }`.
+ */
+export interface PeerNamespacesProps {
+  /** `Self`: the Namespace of each Pod the rule applies to. */
+  readonly match?: 'Self';
+  /**
+   * Namespaces that carry the same values as the applied-to Pod's Namespace for all these label
+   * keys (a Namespace missing one of the keys matches nothing).
+   * @example ['tenant']
+   */
+  readonly sameLabels?: readonly string[];
+}
+
+/**
+ * A peer of a policy rule. `podSelector` combines with `namespaceSelector` or `namespaces`; `group`,
+ * `serviceAccount`, `nodeSelector`, `ipBlock` and `fqdn` each stand alone.
+ */
 export interface PeerProps {
   readonly podSelector?: LabelSelectorProps;
   readonly namespaceSelector?: LabelSelectorProps;
+  /** Namespaces relative to the applied-to Pods. Not combined with `namespaceSelector`. */
+  readonly namespaces?: PeerNamespacesProps;
   /** An IP block. @example { cidr: '10.0.0.0/8' } */
-  readonly ipBlock?: { readonly cidr: string };
+  readonly ipBlock?: IPBlockProps;
+  /**
+   * A ClusterGroup declared in `clusterGroups`. Every member that gets the policy gets the
+   * ClusterGroup too.
+   */
+  readonly group?: string;
+  /** The Pods that run as this ServiceAccount. */
+  readonly serviceAccount?: NamespacedNameProps;
+  /** Nodes by label. */
+  readonly nodeSelector?: LabelSelectorProps;
+  /**
+   * Egress peers only: a fully qualified domain name, or a pattern with `*` wildcards.
+   * @example '*.example.com'
+   */
+  readonly fqdn?: string;
   /**
    * `ClusterSet` makes pod and namespace selectors match in every cluster of the set. Antrea only
-   * allows it on ingress peers.
+   * allows it on ingress peers, and only gives it a meaning for `podSelector`,
+   * `namespaceSelector` and `namespaces` peers.
    * @default 'Cluster'
    */
   readonly scope?: 'Cluster' | 'ClusterSet';
@@ -241,42 +319,122 @@ export interface PeerProps {
 export interface PolicyPortProps {
   /** @default 'TCP' */
   readonly protocol?: 'TCP' | 'UDP' | 'SCTP';
-  readonly port?: number;
+  /**
+   * A port number, or the name of a container port.
+   * @default - any port
+   */
+  readonly port?: number | string;
+  /** End of a port range that starts at the numeric `port`, inclusive. @default - `port` only */
   readonly endPort?: number;
+  /** Source port. @default - any source port */
+  readonly sourcePort?: number;
+  /** End of a source port range that starts at `sourcePort`, inclusive. @default - `sourcePort` only */
+  readonly sourceEndPort?: number;
+}
+
+/** ICMP traffic, optionally of one type and code. */
+export interface IcmpProps {
+  /** @default - any type */
+  readonly icmpType?: number;
+  /** @default - any code */
+  readonly icmpCode?: number;
+}
+
+/** A protocol matched by an ingress rule besides `ports`: ICMP, or IGMP queries (type 17). */
+export interface IngressProtocolProps {
+  readonly icmp?: IcmpProps;
+  readonly igmp?: {
+    /** 17: membership query. */
+    readonly igmpType?: 17;
+    /** Multicast group. @default - every group */
+    readonly groupAddress?: string;
+  };
+}
+
+/** A protocol matched by an egress rule besides `ports`: ICMP, or IGMP reports (types 18, 22, 34). */
+export interface EgressProtocolProps {
+  readonly icmp?: IcmpProps;
+  readonly igmp?: {
+    /** 18, 22, 34: IGMPv1, v2, v3 membership reports. */
+    readonly igmpType?: 18 | 22 | 34;
+    /** Multicast group. @default - every group */
+    readonly groupAddress?: string;
+  };
+}
+
+/**
+ * A layer 7 protocol matched by a rule: exactly one of `http` and `tls`. Needs antrea-agent's
+ * `L7NetworkPolicy` feature gate in every member that gets the policy; only `Allow` rules.
+ */
+export interface L7ProtocolProps {
+  readonly http?: {
+    /** @default - any host */
+    readonly host?: string;
+    /** @default - any method */
+    readonly method?: 'GET' | 'POST' | 'PUT' | 'HEAD' | 'DELETE' | 'TRACE' | 'OPTIONS' | 'CONNECT' | 'PATCH';
+    /** @default - any path */
+    readonly path?: string;
+  };
+  readonly tls?: {
+    /** Server name indication. @default - any */
+    readonly sni?: string;
+  };
 }
 
 /** Action of a policy rule. */
 export type RuleAction = 'Allow' | 'Drop' | 'Reject' | 'Pass';
 
-/** An ingress rule. */
-export interface IngressRuleProps {
+/** Fields shared by ingress and egress rules. */
+export interface RuleProps {
   /** Rule name, unique within the policy. @default - unnamed */
   readonly name?: string;
   readonly action: RuleAction;
-  /** @default - any source */
-  readonly from?: readonly PeerProps[];
   /** @default - any port */
   readonly ports?: readonly PolicyPortProps[];
+  /** Layer 7 protocols. @default - none */
+  readonly l7Protocols?: readonly L7ProtocolProps[];
+  /**
+   * What this rule applies to, when the policy has no `appliedTo`: then every rule of the policy
+   * has its own.
+   * @default - the policy's appliedTo
+   */
+  readonly appliedTo?: readonly RuleAppliedToProps[];
+  /** antrea-agent logs the traffic the rule matches. @default false */
+  readonly enableLogging?: boolean;
+  /** A label printed in those logs (at most 63 characters: letters, digits, '-', '_', '.'). @default - none */
+  readonly logLabel?: string;
 }
 
-/** A reference to a multi-cluster Service for egress rules. */
+/** An ingress rule. */
+export interface IngressRuleProps extends RuleProps {
+  /** @default - any source */
+  readonly from?: readonly PeerProps[];
+  /** @default - only `ports` */
+  readonly protocols?: readonly IngressProtocolProps[];
+}
+
+/** A Service named by an egress rule. */
 export interface ServiceReferenceProps {
   readonly namespace: string;
   readonly name: string;
+  /**
+   * `ClusterSet`: a multi-cluster Service declared in `services`; `Cluster`: a ClusterIP Service of
+   * the member the policy is in.
+   * @default 'ClusterSet'
+   */
+  readonly scope?: 'Cluster' | 'ClusterSet';
 }
 
 /** An egress rule. */
-export interface EgressRuleProps {
-  /** Rule name, unique within the policy. @default - unnamed */
-  readonly name?: string;
-  readonly action: RuleAction;
+export interface EgressRuleProps extends RuleProps {
   /** @default - any destination (unless `toServices` is set) */
   readonly to?: readonly PeerProps[];
-  /** @default - any port */
-  readonly ports?: readonly PolicyPortProps[];
+  /** @default - only `ports` */
+  readonly protocols?: readonly EgressProtocolProps[];
   /**
-   * Multi-cluster Services (declared in `services`) as destinations, rendered as `toServices` with
-   * `scope: ClusterSet`. Cannot be combined with `to` or `ports`.
+   * Services as destinations, rendered as `toServices`: multi-cluster Services (declared in
+   * `services`, scope `ClusterSet`, the default) or Services of the member itself (scope
+   * `Cluster`). Cannot be combined with `to`, `ports` or `protocols`.
    */
   readonly toServices?: readonly ServiceReferenceProps[];
 }
@@ -293,10 +451,32 @@ export interface PolicyProps {
   readonly tier?: string;
   /** Priority within the Tier, 1 to 10000 (lower first). */
   readonly priority: number;
-  /** What the policy applies to. */
-  readonly appliedTo: readonly AppliedToProps[];
+  /**
+   * What the policy applies to. Either here, or in every rule, never both.
+   * @default - each rule's appliedTo
+   */
+  readonly appliedTo?: readonly AppliedToProps[];
   readonly ingress?: readonly IngressRuleProps[];
   readonly egress?: readonly EgressRuleProps[];
+}
+
+/**
+ * An Antrea ClusterGroup that policies name in `group`. It is rendered into every member that gets a
+ * policy naming it (directly or as a child group). Antrea allows at most one of `podSelector`,
+ * `nodeSelector`, `ipBlocks`, `serviceReference` and `childGroups`, plus `namespaceSelector` beside
+ * `podSelector` or alone.
+ */
+export interface ClusterGroupProps {
+  /** ClusterGroup name (a DNS-1123 subdomain). */
+  readonly name: string;
+  readonly podSelector?: LabelSelectorProps;
+  readonly namespaceSelector?: LabelSelectorProps;
+  readonly nodeSelector?: LabelSelectorProps;
+  readonly ipBlocks?: readonly IPBlockProps[];
+  /** The endpoints of a Service of the member. */
+  readonly serviceReference?: NamespacedNameProps;
+  /** ClusterGroups declared in `clusterGroups` that have no children themselves. */
+  readonly childGroups?: readonly string[];
 }
 
 /** A policy replicated to every member through the leader. */

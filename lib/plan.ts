@@ -8,6 +8,7 @@
  */
 import { cmp } from './diagnostics';
 import type {
+  ClusterGroupProps,
   ClusterProps,
   ClusterSetProps,
   DeliveryProps,
@@ -152,6 +153,8 @@ export interface Plan {
   readonly serviceNamespaces: readonly string[];
   /** Tiers sorted by name. */
   readonly tiers: readonly TierProps[];
+  /** ClusterGroups sorted by name. */
+  readonly clusterGroups: readonly ClusterGroupProps[];
   /** Baseline policies sorted by name. */
   readonly baselinePolicies: readonly PlannedPolicy[];
   /** Stretched policies sorted by name. */
@@ -351,6 +354,7 @@ export function plan(model: ClusterSetProps): Plan {
     services,
     serviceNamespaces: [...new Set(services.map((s) => s.namespace))],
     tiers: [...(model.tiers ?? [])].sort(byName),
+    clusterGroups: [...(model.clusterGroups ?? [])].sort(byName),
     baselinePolicies,
     stretchedPolicies,
     memberTokenSecretName: model.secrets?.memberTokenSecretName ?? DEFAULT_MEMBER_TOKEN_SECRET,

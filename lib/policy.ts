@@ -7,27 +7,32 @@ import type {
   ClusterNetworkPolicySpec,
   ClusterNetworkPolicySpecAppliedTo,
   ClusterNetworkPolicySpecEgress,
+  ClusterNetworkPolicySpecEgressTo,
   ClusterNetworkPolicySpecIngress,
   ClusterNetworkPolicySpecIngressFrom,
   ClusterNetworkPolicySpecIngressPorts,
   ClusterNetworkPolicySpecEgressAction,
   ClusterNetworkPolicySpecEgressPortsProtocol,
+  ClusterNetworkPolicySpecEgressToServicesScope,
   ClusterNetworkPolicySpecIngressAction,
   ClusterNetworkPolicySpecIngressFromScope,
   ClusterNetworkPolicySpecIngressPortsProtocol,
 } from '../generated/clusternetworkpolicy';
-import {
-  ClusterNetworkPolicySpecEgressToServicesScope,
-  toJson_ClusterNetworkPolicySpec,
-} from '../generated/clusternetworkpolicy';
+import { toJson_ClusterNetworkPolicySpec } from '../generated/clusternetworkpolicy';
+import { cmp } from './diagnostics';
 import type {
   AppliedToProps,
   EgressRuleProps,
   IngressRuleProps,
+  IPBlockProps,
+  L7ProtocolProps,
   LabelSelectorProps,
+  NamespacedNameProps,
   PeerProps,
   PolicyPortProps,
   PolicyProps,
+  RuleAppliedToProps,
+  RuleProps,
 } from './model';
 
 type Selector = {
@@ -35,7 +40,7 @@ type Selector = {
   matchExpressions?: { key: string; operator: never; values?: string[] }[];
 };
 
-function selector(s: LabelSelectorProps | undefined): Selector | undefined {
+export function selector(s: LabelSelectorProps | undefined): Selector | undefined {
   if (s === undefined) return undefined;
   return {
     ...(s.matchLabels ? { matchLabels: { ...s.matchLabels } } : {}),
@@ -51,8 +56,26 @@ function selector(s: LabelSelectorProps | undefined): Selector | undefined {
   };
 }
 
+function namespacedName(n: NamespacedNameProps | undefined): { name: string; namespace: string } | undefined {
+  return n ? { name: n.name, namespace: n.namespace } : undefined;
+}
+
+export function ipBlock(b: IPBlockProps): { cidr: string; except?: string[] } {
+  return { cidr: b.cidr, ...(b.except ? { except: [...b.except] } : {}) };
+}
+
+/** appliedTo at rule level (the schema has no nodeSelector there, nor has the model). */
+function ruleAppliedTo(a: RuleAppliedToProps) {
+  return {
+    podSelector: selector(a.podSelector),
+    namespaceSelector: selector(a.namespaceSelector),
+    group: a.group,
+    serviceAccount: namespacedName(a.serviceAccount),
+  };
+}
+
 function appliedTo(a: AppliedToProps): ClusterNetworkPolicySpecAppliedTo {
-  return { podSelector: selector(a.podSelector), namespaceSelector: selector(a.namespaceSelector) };
+  return { ...ruleAppliedTo(a), nodeSelector: selector(a.nodeSelector) };
 }
 
 /** Peer fields shared by ingress `from` and egress `to` (the binding types them separately). */
@@ -60,12 +83,27 @@ function peerFields(p: PeerProps) {
   return {
     podSelector: selector(p.podSelector),
     namespaceSelector: selector(p.namespaceSelector),
-    ipBlock: p.ipBlock ? { cidr: p.ipBlock.cidr } : undefined,
+    namespaces: p.namespaces
+      ? {
+          ...(p.namespaces.match !== undefined ? { match: p.namespaces.match as never } : {}),
+          ...(p.namespaces.sameLabels ? { sameLabels: [...p.namespaces.sameLabels] } : {}),
+        }
+      : undefined,
+    ipBlock: p.ipBlock ? ipBlock(p.ipBlock) : undefined,
+    group: p.group,
+    serviceAccount: namespacedName(p.serviceAccount),
+    nodeSelector: selector(p.nodeSelector),
   };
 }
 
-function peer(p: PeerProps): ClusterNetworkPolicySpecIngressFrom {
+// The ACNP schema has `scope` only under ingress `from`, and `fqdn` only under egress `to`; the
+// checks refuse the other placements, and they are not rendered.
+function from(p: PeerProps): ClusterNetworkPolicySpecIngressFrom {
   return { ...peerFields(p), scope: p.scope as ClusterNetworkPolicySpecIngressFromScope | undefined };
+}
+
+function to(p: PeerProps): ClusterNetworkPolicySpecEgressTo {
+  return { ...peerFields(p), fqdn: p.fqdn };
 }
 
 /** Ports always carry their protocol, so the API server's default never shows up as drift. */
@@ -76,32 +114,54 @@ function ports(
     protocol: (p.protocol ?? 'TCP') as ClusterNetworkPolicySpecIngressPortsProtocol,
     port: p.port,
     endPort: p.endPort,
+    sourcePort: p.sourcePort,
+    sourceEndPort: p.sourceEndPort,
   }));
+}
+
+function l7(ps: readonly L7ProtocolProps[] | undefined) {
+  return ps?.map((p) => ({
+    ...(p.http ? { http: { host: p.http.host, method: p.http.method as never, path: p.http.path } } : {}),
+    ...(p.tls ? { tls: { sni: p.tls.sni } } : {}),
+  }));
+}
+
+/** Fields every rule has, whatever its direction. */
+function ruleFields(r: RuleProps) {
+  return {
+    name: r.name,
+    l7Protocols: l7(r.l7Protocols),
+    // The binding types each level's selectors apart; the JSON is the same.
+    appliedTo: r.appliedTo?.map(ruleAppliedTo) as never,
+    enableLogging: r.enableLogging,
+    logLabel: r.logLabel,
+  };
 }
 
 function ingress(r: IngressRuleProps): ClusterNetworkPolicySpecIngress {
   return {
     action: r.action as ClusterNetworkPolicySpecIngressAction,
-    name: r.name,
-    from: r.from?.map(peer),
+    ...ruleFields(r),
+    from: r.from?.map(from),
     ports: ports(r.ports),
+    protocols: r.protocols?.map((p) => ({ icmp: p.icmp, igmp: p.igmp as never })),
   };
 }
 
 function egress(r: EgressRuleProps): ClusterNetworkPolicySpecEgress {
   return {
     action: r.action as ClusterNetworkPolicySpecEgressAction,
-    name: r.name,
-    // Antrea's schema has no `scope` on egress peers; the checks refuse it, and it is not rendered.
-    to: r.to?.map(peerFields),
+    ...ruleFields(r),
+    to: r.to?.map(to),
     ports: ports(r.ports)?.map((p) => ({
       ...p,
       protocol: p.protocol as unknown as ClusterNetworkPolicySpecEgressPortsProtocol,
     })),
+    protocols: r.protocols?.map((p) => ({ icmp: p.icmp, igmp: p.igmp as never })),
     toServices: r.toServices?.map((s) => ({
       name: s.name,
       namespace: s.namespace,
-      scope: ClusterNetworkPolicySpecEgressToServicesScope.CLUSTER_SET,
+      scope: (s.scope ?? 'ClusterSet') as ClusterNetworkPolicySpecEgressToServicesScope,
     })),
   };
 }
@@ -111,7 +171,7 @@ export function acnpSpec(p: PolicyProps): ClusterNetworkPolicySpec {
   return {
     tier: p.tier,
     priority: p.priority,
-    appliedTo: p.appliedTo.map(appliedTo),
+    appliedTo: p.appliedTo?.map(appliedTo),
     ingress: p.ingress?.map(ingress),
     egress: p.egress?.map(egress),
   };
@@ -120,4 +180,17 @@ export function acnpSpec(p: PolicyProps): ClusterNetworkPolicySpec {
 /** The same spec as plain JSON (for ResourceImport payloads and comparisons). */
 export function acnpSpecJson(p: PolicyProps): Record<string, unknown> {
   return toJson_ClusterNetworkPolicySpec(acnpSpec(p)) as Record<string, unknown>;
+}
+
+/** The ClusterGroup names a policy refers to (appliedTo and peers, at every level), sorted, once each. */
+export function groupsOf(p: PolicyProps): string[] {
+  const names = new Set<string>();
+  const add = (g: string | undefined) => void (g !== undefined && names.add(g));
+  for (const a of p.appliedTo ?? []) add(a.group);
+  for (const r of [...(p.ingress ?? []), ...(p.egress ?? [])]) {
+    for (const a of r.appliedTo ?? []) add(a.group);
+  }
+  for (const r of p.ingress ?? []) for (const peer of r.from ?? []) add(peer.group);
+  for (const r of p.egress ?? []) for (const peer of r.to ?? []) add(peer.group);
+  return [...names].sort(cmp);
 }

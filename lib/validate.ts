@@ -33,6 +33,12 @@ type Schema = Record<string, unknown>;
  */
 export function closeSchema(s: Schema): Schema {
   const out: Schema = { ...s };
+  // Formats are not validated (validateFormats: false), so a oneOf of format-only branches (the
+  // ACNP's IGMP groupAddress: ipv4 or ipv6) would match every branch and always fail. The API server
+  // checks those formats; the model checks (rule-igmp-group-address) check the value.
+  if (Array.isArray(s.oneOf) && (s.oneOf as Schema[]).every((b) => Object.keys(b).join() === 'format')) {
+    delete out.oneOf;
+  }
   if (s.properties && typeof s.properties === 'object') {
     out.properties = Object.fromEntries(
       Object.entries(s.properties as Record<string, Schema>).map(([k, v]) => [k, closeSchema(v)]),
@@ -116,7 +122,32 @@ export function validateObject(o: K8sObject, where: string): Diagnostic[] {
     ];
   }
   const data: unknown = o;
-  if (validate(data)) return [];
+  const problems = validate(data) ? [] : schemaProblems(validate, o, where);
+  return [...problems, ...replicatedPolicyProblems(o, where)];
+}
+
+/**
+ * A ResourceImport's ACNP payload becomes a ClusterNetworkPolicy in every member (antrea-mc.md
+ * §c.3), whose CRD is stricter than the ResourceImport's copy of the spec (enums, patterns, no
+ * `scope` under egress `to`): so the payload is also checked as the ClusterNetworkPolicy it becomes.
+ */
+function replicatedPolicyProblems(o: K8sObject, where: string): Diagnostic[] {
+  const spec = o.spec as { kind?: unknown; clusternetworkpolicy?: unknown } | undefined;
+  if (o.kind !== 'ResourceImport' || spec?.kind !== 'AntreaClusterNetworkPolicy') return [];
+  const acnp: K8sObject = {
+    apiVersion: 'crd.antrea.io/v1beta1',
+    kind: 'ClusterNetworkPolicy',
+    metadata: { name: o.metadata.name },
+    spec: spec.clusternetworkpolicy,
+  };
+  return validateObject(acnp, where).map((d) => ({
+    ...d,
+    path: d.path.replace(`${where}#/spec`, `${where}#/spec/clusternetworkpolicy`),
+    message: `${d.message}, in the ClusterNetworkPolicy members import`,
+  }));
+}
+
+function schemaProblems(validate: ValidateFunction, o: K8sObject, where: string): Diagnostic[] {
   return (validate.errors ?? []).map((e) => ({
     rule: 'output-schema',
     path: `${where}${e.instancePath ? `#${e.instancePath}` : ''}`,

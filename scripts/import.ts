@@ -27,6 +27,7 @@ export const IMPORTS: Readonly<Record<string, string>> = {
   serviceexport: 'multicluster.x-k8s.io_serviceexports.yaml',
   clusternetworkpolicy: 'crd.antrea.io_clusternetworkpolicies.yaml',
   tier: 'crd.antrea.io_tiers.yaml',
+  clustergroup: 'crd.antrea.io_clustergroups.yaml',
   application: 'argoproj.io_applications.yaml',
   appproject: 'argoproj.io_appprojects.yaml',
   gitrepository: 'source.toolkit.fluxcd.io_gitrepositories.yaml',

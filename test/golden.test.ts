@@ -26,7 +26,7 @@ function kubectlAvailable(): boolean {
 const names = caseNames();
 
 test('the golden cases the suite promises are all present', () => {
-  for (const required of ['minimal', 'two-networks', 'policies', 'dual-role'])
+  for (const required of ['minimal', 'two-networks', 'policies', 'policy-fields', 'dual-role'])
     assert.ok(names.includes(required), required);
 });
 

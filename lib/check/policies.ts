@@ -19,6 +19,7 @@ import {
   policiesOf,
   quote,
   quoteList,
+  rulesOf,
   str,
   strings,
 } from './util';
@@ -178,7 +179,7 @@ export const policyRules: readonly Rule[] = [
   ),
   rule(
     'egress-service-unknown',
-    'Egress toServices name Services declared in services.',
+    'Egress toServices of scope ClusterSet name Services declared in services.',
     'antrea-controller rewrites toServices to antrea-mc-<name>, which exists only for imported Services: a ' +
       'reference to anything else matches nothing, and the rule silently allows or drops nothing.',
     (m, report) => {
@@ -186,6 +187,7 @@ export const policyRules: readonly Rule[] = [
       for (const p of policiesOf(m)) {
         for (const r of egressOf(p)) {
           for (const ref of objects(r.value.toServices, `${r.path}.toServices`)) {
+            if ((ref.value.scope ?? 'ClusterSet') !== 'ClusterSet') continue;
             const key = serviceKey(ref.value);
             if (key === undefined || declared.has(key)) continue;
             report(
@@ -200,14 +202,14 @@ export const policyRules: readonly Rule[] = [
   ),
   rule(
     'egress-to-services-combined',
-    'An egress rule with toServices has neither `to` nor `ports`.',
+    'An egress rule with toServices has no `to`, `ports` or `protocols`.',
     "antrea-controller's validation refuses a rule combining toServices with to, ports or protocols, so the whole " +
       'policy is refused.',
     (m, report) => {
       for (const p of policiesOf(m)) {
         for (const r of egressOf(p)) {
           if (!nonEmpty(r.value.toServices)) continue;
-          for (const field of ['to', 'ports'] as const) {
+          for (const field of ['to', 'ports', 'protocols'] as const) {
             if (!nonEmpty(r.value[field])) continue;
             report(
               `${r.path}.${field}`,
@@ -241,7 +243,7 @@ export const policyRules: readonly Rule[] = [
   ),
   rule(
     'baseline-policy-stretched-feature',
-    'Baseline policies use ClusterSet scope or toServices only when every member enables stretched NetworkPolicy.',
+    'Baseline policies use ClusterSet scope (peers or toServices) only when every member enables stretched NetworkPolicy.',
     'Baseline policies reach every member; a member without stretched NetworkPolicy skips toServices entries and ' +
       'ClusterSet-scope peers (antrea-controller logs an error), so the policy allows or drops less than written.',
     (m, report) => {
@@ -259,8 +261,10 @@ export const policyRules: readonly Rule[] = [
           }
         }
         for (const r of egressOf(p)) {
-          if (nonEmpty(r.value.toServices))
-            report(`${r.path}.toServices`, `uses toServices, but ${because}`, fix);
+          for (const ref of objects(r.value.toServices, `${r.path}.toServices`)) {
+            if ((ref.value.scope ?? 'ClusterSet') === 'ClusterSet')
+              report(ref.path, `uses a ClusterSet-scope toServices, but ${because}`, fix);
+          }
         }
       }
     },
@@ -338,7 +342,7 @@ export const policyRules: readonly Rule[] = [
     'antrea-controller refuses a ClusterNetworkPolicy whose rules share a name.',
     (m, report) => {
       for (const p of policiesOf(m)) {
-        const named = [...ingressOf(p), ...egressOf(p)];
+        const named = rulesOf(p);
         for (const { first, dup } of duplicates(named, (r) => str(r.name) || undefined)) {
           report(
             `${dup.path}.name`,

@@ -7,6 +7,7 @@
  * - identity.ts: cluster IDs, the ClusterSet, leader and members, namespaces, API servers;
  * - services.ts: exported Services;
  * - policies.ts: Tiers, baseline and stretched policies;
+ * - policy-fields.ts: policy fields beyond selectors and Services (Antrea's policy webhook), ClusterGroups;
  * - networks.ts: networks, gateways, CIDRs;
  * - delivery.ts: Argo CD, Flux, the repository and member token Secrets;
  * - labels.ts: label selectors, wherever they are;
@@ -22,6 +23,7 @@ import { clusterRules, identityRules } from './identity';
 import { labelRules } from './labels';
 import { networkRules } from './networks';
 import { policyRules, tierRules } from './policies';
+import { clusterGroupRules, policyFieldRules } from './policy-fields';
 import { reconcilerRules } from './reconciler';
 import type { Rule } from './rule';
 import { serviceRules } from './services';
@@ -35,6 +37,8 @@ export const RULES: readonly Rule[] = [
   ...serviceRules,
   ...tierRules,
   ...policyRules,
+  ...policyFieldRules,
+  ...clusterGroupRules,
   ...labelRules,
   ...networkRules,
   ...clusterRules,

@@ -210,3 +210,29 @@ export function peersOf(rule: At<IngressRuleProps | EgressRuleProps>, field: 'fr
 export function nonEmpty(x: unknown): boolean {
   return Array.isArray(x) && x.length > 0;
 }
+
+/** Every rule of a policy, ingress then egress, with its direction. */
+export function rulesOf(
+  p: At<PolicyProps>,
+): ({ readonly direction: 'ingress' | 'egress' } & At<IngressRuleProps | EgressRuleProps>)[] {
+  return [
+    ...ingressOf(p).map((r) => ({ ...r, direction: 'ingress' as const })),
+    ...egressOf(p).map((r) => ({ ...r, direction: 'egress' as const })),
+  ];
+}
+
+/** The peers of any rule (`from` or `to`, by direction), with their paths. */
+export function rulePeers(r: {
+  readonly direction: 'ingress' | 'egress';
+  readonly value: IngressRuleProps | EgressRuleProps;
+  readonly path: string;
+}): At<PeerProps>[] {
+  const field = r.direction === 'ingress' ? 'from' : 'to';
+  const list = (r.value as unknown as Record<string, readonly PeerProps[] | undefined>)[field];
+  return objects(list, `${r.path}.${field}`);
+}
+
+/** The fields of an object that are set (not undefined), in a stable order. */
+export function setFields(x: object, fields: readonly string[]): string[] {
+  return fields.filter((f) => (x as Record<string, unknown>)[f] !== undefined);
+}

@@ -56,8 +56,29 @@ function describeNamespaces(sel: unknown): string {
 /** A policy peer or appliedTo entry: `pods app=frontend in namespace web from every cluster`. */
 export function describePeer(p: Obj): string {
   const parts: string[] = [];
-  if (isObj(p.ipBlock)) parts.push(`IPs in ${String(p.ipBlock.cidr)}`);
-  const hasPods = p.podSelector !== undefined;
+  if (isObj(p.ipBlock))
+    parts.push(
+      `IPs in ${String(p.ipBlock.cidr)}${Array.isArray(p.ipBlock.except) && p.ipBlock.except.length > 0 ? ` except ${p.ipBlock.except.map(String).join(', ')}` : ''}`,
+    );
+  if (typeof p.group === 'string') parts.push(`ClusterGroup ${p.group}`);
+  if (isObj(p.serviceAccount))
+    parts.push(`ServiceAccount ${String(p.serviceAccount.namespace)}/${String(p.serviceAccount.name)}`);
+  if (p.nodeSelector !== undefined) parts.push(`nodes ${describeSelector(p.nodeSelector) ?? '(all)'}`);
+  if (typeof p.fqdn === 'string') parts.push(`domain ${p.fqdn}`);
+  if (isObj(p.namespaces)) {
+    const ns = p.namespaces;
+    const pods = describeSelector(p.podSelector);
+    parts.push(
+      `${pods === undefined ? 'all pods' : `pods ${pods}`} ${
+        ns.match === 'Self'
+          ? 'in the same namespace'
+          : `in namespaces with the same ${(Array.isArray(ns.sameLabels) ? ns.sameLabels : [])
+              .map(String)
+              .join(', ')} labels`
+      }`,
+    );
+  }
+  const hasPods = p.podSelector !== undefined && !isObj(p.namespaces);
   const hasNs = p.namespaceSelector !== undefined;
   if (hasPods || hasNs) {
     const pods = describeSelector(p.podSelector);

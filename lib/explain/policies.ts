@@ -4,7 +4,7 @@
  * undefined (same Tier and priority), by object name, with the tie reported.
  */
 import { cmp } from '../diagnostics';
-import type { LabelSelectorProps } from '../model';
+import type { AppliedToProps, LabelSelectorProps } from '../model';
 import { memberImportName } from '../names';
 import type { Plan, PlannedPolicy } from '../plan';
 
@@ -101,8 +101,12 @@ export function formatSelector(s: LabelSelectorProps | undefined): string {
 
 /** What a policy applies to, in words: `Namespace shop, Pods app=cart; all Pods`. */
 export function describeAppliedTo(p: PlannedPolicy): string {
+  if (p.appliedTo === undefined) return 'set per rule';
   return p.appliedTo
-    .map((a) => {
+    .map((a: AppliedToProps) => {
+      if (a.group !== undefined) return `ClusterGroup ${a.group}`;
+      if (a.serviceAccount) return `ServiceAccount ${a.serviceAccount.namespace}/${a.serviceAccount.name}`;
+      if (a.nodeSelector) return `Nodes ${formatSelector(a.nodeSelector)}`;
       const parts: string[] = [];
       if (a.namespaceSelector) parts.push(`Namespaces ${formatNamespaceSelector(a.namespaceSelector)}`);
       if (a.podSelector) parts.push(`Pods ${formatSelector(a.podSelector)}`);
@@ -133,7 +137,9 @@ export function namespacesNamedBy(policies: readonly PlannedPolicy[]): string[] 
       if (e.key === NAME_LABEL) for (const x of e.values ?? []) names.add(x);
   };
   for (const p of policies) {
-    for (const a of p.appliedTo) visit(a.namespaceSelector);
+    for (const a of p.appliedTo ?? []) visit(a.namespaceSelector);
+    for (const r of [...(p.ingress ?? []), ...(p.egress ?? [])])
+      for (const a of r.appliedTo ?? []) visit(a.namespaceSelector);
     for (const r of p.ingress ?? []) for (const x of r.from ?? []) visit(x.namespaceSelector);
     for (const r of p.egress ?? []) {
       for (const x of r.to ?? []) visit(x.namespaceSelector);

@@ -21,7 +21,10 @@
  *   declared CIDRs;
  * - how `e` classifies traffic from a member that does not enable stretched NetworkPolicy (its
  *   Pods carry no label identity) against ClusterSet-scope peers;
- * - the order of policies with the same Tier and priority, which Antrea leaves undefined.
+ * - the order of policies with the same Tier and priority, which Antrea leaves undefined;
+ * - ClusterGroup membership, ServiceAccounts of Pods, Node addresses, what FQDNs resolve to,
+ *   Namespace labels compared by `sameLabels`, named and source ports, and whether requests match
+ *   a rule's layer 7 criteria (a matching L7 rule allows or drops, and ends the evaluation).
  * What it does decide:
  * - a `Cluster`-scope peer (the default) selects Pods of its own cluster only, so it never matches
  *   a source in another member; egress `to` selectors never match an endpoint in another member;
@@ -39,6 +42,7 @@ import type {
   PolicyPortProps,
   AppliedToProps,
 } from '../model';
+import { memberImportName } from '../names';
 import type { Plan, PlannedCluster, PlannedPort, PlannedService } from '../plan';
 import { decide, type Ask, type Atom, type Decision, type Outcome } from './conditions';
 import {
@@ -184,15 +188,32 @@ function evaluateSide(
   let passedBy: string | undefined;
   for (const [phase, list] of tiers.entries()) {
     for (const p of list) {
-      if (!m.appliesTo(direction, p.policy.appliedTo)) continue;
+      // appliedTo is either the policy's or each rule's own (the checks refuse both and neither).
+      const policyLevel = p.policy.appliedTo;
+      if (policyLevel !== undefined && !m.appliesTo(direction, policyLevel)) continue;
       const rules: readonly (IngressRuleProps | EgressRuleProps)[] =
         (direction === 'egress' ? p.policy.egress : p.policy.ingress) ?? [];
-      const hit = rules.findIndex((r) =>
-        direction === 'egress' ? m.egressRule(r as EgressRuleProps) : m.ingressRule(r as IngressRuleProps),
+      const hit = rules.findIndex(
+        (r) =>
+          (policyLevel !== undefined || m.appliesTo(direction, r.appliedTo ?? [])) &&
+          (direction === 'egress'
+            ? m.egressRule(r as EgressRuleProps)
+            : m.ingressRule(r as IngressRuleProps)),
       );
       if (hit < 0) continue;
       const rule = rules[hit]!;
       const ref = ruleRef(direction, rule, hit, p, cluster);
+      // Traffic a layer 7 rule matches goes to the L7 engine: allowed if the requests match, dropped
+      // otherwise, and no later rule is evaluated.
+      if (rule.l7Protocols && rule.l7Protocols.length > 0) {
+        const { port, exporter, service } = m.flow;
+        const ok = m.ask({
+          key: `l7:${exporter.id}/${service.namespace}/${service.name}/${port.port}|${ref}`,
+          yes: `the requests to ${service.namespace}/${service.name} port ${portLabel(port)} match the layer 7 criteria of ${ref}`,
+          no: `the requests to ${service.namespace}/${service.name} port ${portLabel(port)} do not match the layer 7 criteria of ${ref}`,
+        });
+        return { allowed: ok, by: ref };
+      }
       if (rule.action === 'Allow') return { allowed: true, by: ref };
       if (rule.action === 'Drop' || rule.action === 'Reject') return { allowed: false, by: ref };
       if (phase === 1) return { allowed: true, by: `${ref}, in the baseline Tier: nothing left to decide` };
@@ -265,8 +286,8 @@ class Matcher {
   private readonly local: boolean;
   private readonly svc: string;
   constructor(
-    private readonly flow: Flow,
-    private readonly ask: Ask,
+    readonly flow: Flow,
+    readonly ask: Ask,
   ) {
     this.local = flow.source.id === flow.exporter.id;
     this.svc = `${flow.service.namespace}/${flow.service.name}`;
@@ -279,11 +300,111 @@ class Matcher {
 
   /** Does the selector select the calling Pods (egress) or the Service's Pods (ingress)? */
   appliesTo(direction: 'egress' | 'ingress', appliedTo: readonly AppliedToProps[]): boolean {
-    return appliedTo.some((a) =>
-      direction === 'egress'
+    return appliedTo.some((a) => {
+      // Node policies protect the Nodes' host network, never Pods.
+      if (a.nodeSelector) return false;
+      const side = direction === 'egress' ? 'source' : 'backend';
+      if (a.group !== undefined) return this.groupSelected(a.group, side);
+      if (a.serviceAccount) return this.serviceAccountSelected(a.serviceAccount, side);
+      return side === 'source'
         ? this.sourceSelected(a.namespaceSelector, a.podSelector)
-        : this.backendSelected(a.namespaceSelector, a.podSelector),
-    );
+        : this.backendSelected(a.namespaceSelector, a.podSelector);
+    });
+  }
+
+  private sideWhere(side: 'source' | 'backend'): { cluster: string; namespace: string; who: string } {
+    const { source, namespace, exporter, service } = this.flow;
+    return side === 'source'
+      ? { cluster: source.id, namespace, who: `the calling Pods in ${this.sourceWhere}` }
+      : {
+          cluster: exporter.id,
+          namespace: service.namespace,
+          who: `the Pods behind ${this.svc} in ${exporter.id}`,
+        };
+  }
+
+  /** ClusterGroup members are resolved by antrea-controller at run time: an open question. */
+  private groupSelected(group: string, side: 'source' | 'backend'): boolean {
+    const { cluster, namespace, who } = this.sideWhere(side);
+    return this.ask({
+      key: `group:${cluster}/${namespace}/${side}|${group}`,
+      yes: `${who} are in ClusterGroup ${group}`,
+      no: `${who} are not in ClusterGroup ${group}`,
+    });
+  }
+
+  private serviceAccountSelected(
+    sa: { readonly namespace: string; readonly name: string },
+    side: 'source' | 'backend',
+  ): boolean {
+    const { cluster, namespace, who } = this.sideWhere(side);
+    if (namespace === OTHER_NAMESPACE || sa.namespace !== namespace) return false;
+    return this.ask({
+      key: `sa:${cluster}/${namespace}/${side}|${sa.name}`,
+      yes: `${who} run as ServiceAccount ${sa.namespace}/${sa.name}`,
+      no: `${who} do not run as ServiceAccount ${sa.namespace}/${sa.name}`,
+    });
+  }
+
+  /**
+   * A `namespaces` peer: `Self` selects the Namespace of the applied-to Pods (for ingress, the
+   * Service's; for egress, the caller's), `sameLabels` the Namespaces whose labels agree.
+   */
+  private namespacesPeer(peer: PeerProps, side: 'source' | 'backend'): boolean {
+    const { namespace, service } = this.flow;
+    const ns = peer.namespaces!;
+    if (ns.match === 'Self') {
+      if (namespace === OTHER_NAMESPACE || namespace !== service.namespace) return false;
+    } else {
+      const keys = [...(ns.sameLabels ?? [])].join(',');
+      const ok = this.ask({
+        key: `samelabels:${this.flow.source.id}/${namespace}->${this.flow.exporter.id}/${service.namespace}|${keys}`,
+        yes: `the Namespace of the calling Pods in ${this.sourceWhere} has the same ${keys} labels as ${service.namespace} in ${this.flow.exporter.id}`,
+        no: `the Namespace of the calling Pods in ${this.sourceWhere} does not have the same ${keys} labels as ${service.namespace} in ${this.flow.exporter.id}`,
+      });
+      if (!ok) return false;
+    }
+    const { who } = this.sideWhere(side);
+    return this.podsSelected(peer.podSelector, `${side}:${this.flow.source.id}/${namespace}`, who);
+  }
+
+  /** A peer whose field this Matcher cannot decide from the model alone. */
+  private peerOther(peer: PeerProps, side: 'source' | 'backend'): boolean | undefined {
+    if (peer.group !== undefined) return this.groupSelected(peer.group, side);
+    if (peer.serviceAccount) return this.serviceAccountSelected(peer.serviceAccount, side);
+    if (peer.nodeSelector) {
+      const { who } = this.sideWhere(side);
+      return this.ask({
+        key: `node:${this.flow.source.id}->${this.flow.exporter.id}/${side}|${formatSelector(peer.nodeSelector)}`,
+        yes: `${who} are seen with the address of a Node matching ${formatSelector(peer.nodeSelector)}`,
+        no: `${who} are not seen with the address of a Node matching ${formatSelector(peer.nodeSelector)}`,
+      });
+    }
+    if (peer.fqdn !== undefined) {
+      return this.ask({
+        key: `fqdn:${this.flow.exporter.id}/${this.svc}|${peer.fqdn}`,
+        yes: `the calling Pods resolve ${peer.fqdn} to the endpoints of ${this.svc} in ${this.flow.exporter.id}`,
+        no: `the calling Pods do not resolve ${peer.fqdn} to the endpoints of ${this.svc} in ${this.flow.exporter.id}`,
+      });
+    }
+    return undefined;
+  }
+
+  /** Whether the flow's address lies in the ipBlock, `except` taken out; open when unknown. */
+  private inIpBlock(
+    block: { readonly cidr: string; readonly except?: readonly string[] },
+    within: readonly Ipv4Range[],
+    atomKey: string,
+    what: string,
+  ): boolean {
+    const inCidr = cidrRelation(block.cidr, within);
+    if (inCidr === false) return false;
+    const excepts = (block.except ?? []).map((e) => cidrRelation(e, within));
+    if (excepts.some((x) => x === true)) return false;
+    if (inCidr === true && excepts.every((x) => x === false)) return true;
+    const text =
+      block.except && block.except.length > 0 ? `${block.cidr} except ${block.except.join(',')}` : block.cidr;
+    return this.ask(cidrAtom(atomKey, what, text));
   }
 
   private sourceSelected(ns: LabelSelectorProps | undefined, pods: LabelSelectorProps | undefined): boolean {
@@ -348,40 +469,53 @@ class Matcher {
   ingressRule(r: IngressRuleProps): boolean {
     const from = r.from ?? [];
     return (
-      (from.length === 0 || from.some((p) => this.ingressPeer(p))) && this.portsMatch(r.ports, 'ingress')
+      (from.length === 0 || from.some((p) => this.ingressPeer(p))) &&
+      this.portsMatch(r.ports, r.protocols, 'ingress')
     );
   }
 
   private ingressPeer(peer: PeerProps): boolean {
     const { source, exporter } = this.flow;
     if (peer.ipBlock) {
-      const known = this.local ? cidrRelation(peer.ipBlock.cidr, ranges(source.podCIDRs)) : undefined;
-      if (known !== undefined) return known;
-      return this.ask(
-        cidrAtom(
-          `srcip:${source.id}/${this.flow.namespace}->${exporter.id}`,
-          `traffic from ${this.sourceWhere} arrives in ${exporter.id} with a source address`,
-          peer.ipBlock.cidr,
-        ),
+      return this.inIpBlock(
+        peer.ipBlock,
+        this.local ? ranges(source.podCIDRs) : NO_CIDRS,
+        `srcip:${source.id}/${this.flow.namespace}->${exporter.id}`,
+        `traffic from ${this.sourceWhere} arrives in ${exporter.id} with a source address`,
       );
     }
+    // A ClusterGroup may hold ipBlocks, which match addresses from anywhere.
+    if (peer.group !== undefined) return this.groupSelected(peer.group, 'source');
     if ((peer.scope ?? 'Cluster') === 'Cluster') {
       if (!this.local) return false;
     } else if (!this.local && !source.enableStretchedNetworkPolicy) {
       if (!this.ask(noIdentityAtom(source.id, exporter.id))) return false;
     }
+    const other = this.peerOther(peer, 'source');
+    if (other !== undefined) return other;
+    if (peer.namespaces) return this.namespacesPeer(peer, 'source');
     return this.sourceSelected(peer.namespaceSelector, peer.podSelector);
   }
 
   egressRule(r: EgressRuleProps): boolean {
     const { service, source } = this.flow;
     if (r.toServices && r.toServices.length > 0) {
-      // antrea-controller skips toServices where stretched NetworkPolicy is off (the checks refuse that).
-      if (!source.enableStretchedNetworkPolicy) return false;
-      return r.toServices.some((s) => s.namespace === service.namespace && s.name === service.name);
+      return r.toServices.some((s) =>
+        (s.scope ?? 'ClusterSet') === 'ClusterSet'
+          ? // antrea-controller skips ClusterSet-scope toServices where stretched NetworkPolicy is
+            // off (the checks refuse that).
+            source.enableStretchedNetworkPolicy &&
+            s.namespace === service.namespace &&
+            s.name === service.name
+          : // A Cluster-scope reference names a Service of the member: the import itself matches.
+            s.namespace === service.namespace && s.name === memberImportName(service.name),
+      );
     }
     const to = r.to ?? [];
-    return (to.length === 0 || to.some((p) => this.egressPeer(p))) && this.portsMatch(r.ports, 'egress');
+    return (
+      (to.length === 0 || to.some((p) => this.egressPeer(p))) &&
+      this.portsMatch(r.ports, r.protocols, 'egress')
+    );
   }
 
   private egressPeer(peer: PeerProps): boolean {
@@ -391,37 +525,60 @@ class Matcher {
         !this.local && exporter.endpointIPType === 'ClusterIP'
           ? ranges([exporter.serviceCIDR])
           : ranges(exporter.podCIDRs);
-      const known = cidrRelation(peer.ipBlock.cidr, endpoints);
-      if (known !== undefined) return known;
-      return this.ask(
-        cidrAtom(
-          `dstip:${exporter.id}/${this.svc}`,
-          `the endpoints of ${this.svc} in ${exporter.id} have addresses`,
-          peer.ipBlock.cidr,
-        ),
+      return this.inIpBlock(
+        peer.ipBlock,
+        endpoints,
+        `dstip:${exporter.id}/${this.svc}`,
+        `the endpoints of ${this.svc} in ${exporter.id} have addresses`,
       );
     }
+    if (peer.fqdn !== undefined || peer.group !== undefined) return this.peerOther(peer, 'backend')!;
     // Egress selectors select Pods of the source cluster only; endpoints in another member are
     // addresses there (its ClusterIP or Pod IPs), which no local selector holds.
     if (!this.local) return false;
+    const other = this.peerOther(peer, 'backend');
+    if (other !== undefined) return other;
+    if (peer.namespaces) return this.namespacesPeer(peer, 'backend');
     return this.backendSelected(peer.namespaceSelector, peer.podSelector);
+  }
+
+  /** Clients pick their source ports: an open question. */
+  private sourcePortAllowed(lo: number, hi: number | undefined): boolean {
+    const range = hi === undefined ? `${lo}` : `${lo}-${hi}`;
+    return this.ask({
+      key: `sport:${this.flow.source.id}/${this.flow.namespace}|${range}`,
+      yes: `the calling Pods in ${this.sourceWhere} use a source port in ${range}`,
+      no: `the calling Pods in ${this.sourceWhere} do not use a source port in ${range}`,
+    });
   }
 
   private portsMatch(
     ports: readonly PolicyPortProps[] | undefined,
+    protocols: readonly unknown[] | undefined,
     direction: 'egress' | 'ingress',
   ): boolean {
-    if (!ports || ports.length === 0) return true;
+    // A rule with only `protocols` (ICMP, IGMP) matches no Service port.
+    if (!ports || ports.length === 0) return !protocols || protocols.length === 0;
     const { port, exporter } = this.flow;
     const servicePortSeen = direction === 'egress' && !this.local && exporter.endpointIPType === 'ClusterIP';
     return ports.some((p) => {
       if ((p.protocol ?? 'TCP') !== port.protocol) return false;
+      if (p.sourcePort !== undefined && !this.sourcePortAllowed(p.sourcePort, p.sourceEndPort)) return false;
       if (p.port === undefined) return true;
+      const what = `port ${portLabel(port)} of ${this.svc} in ${exporter.id}`;
+      if (typeof p.port === 'string') {
+        // A named port is a container port of the selected Pods: never a remote Service port.
+        if (servicePortSeen) return false;
+        return this.ask({
+          key: `tpn:${exporter.id}/${this.svc}/${port.port}/${port.protocol}|${p.port}`,
+          yes: `${what} targets the container port named ${p.port}`,
+          no: `${what} does not target the container port named ${p.port}`,
+        });
+      }
       const lo = p.port;
       const hi = p.endPort ?? p.port;
       if (servicePortSeen) return port.port >= lo && port.port <= hi;
       const range = lo === hi ? `container port ${lo}` : `a container port in ${lo}-${hi}`;
-      const what = `port ${portLabel(port)} of ${this.svc} in ${exporter.id}`;
       return this.ask({
         key: `tp:${exporter.id}/${this.svc}/${port.port}/${port.protocol}|${lo}-${hi}`,
         yes: `${what} targets ${range}`,

@@ -12,6 +12,7 @@ import {
   renderReconcilerWritesPolicy,
 } from './admission';
 import { renderLeaderClusterSet, renderMemberClusterSet } from './clusterset';
+import { groupsNeeded, renderClusterGroup } from './cluster-groups';
 import { renderClusterIdentity } from './cluster-identity';
 import { LEADER_CRDS, MEMBER_CRDS, renderCrds } from './crds';
 import { renderMemberExternalSecret, renderTokenReaderAccess } from './external-secrets';
@@ -86,6 +87,8 @@ function renderMember(chart: Chart, plan: Plan, member: PlannedCluster): void {
   const stretched = plan.stretchedByMember.get(member.id) ?? [];
   const tiers = new Set([...plan.baselinePolicies, ...stretched].map((p) => p.tier));
   for (const t of plan.tiers) if (tiers.has(t.name)) renderTier(chart, t);
+  for (const g of groupsNeeded([...plan.baselinePolicies, ...stretched], plan.clusterGroups))
+    renderClusterGroup(chart, g);
   for (const p of stretched) renderStretchedPolicy(chart, p);
 }
 

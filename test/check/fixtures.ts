@@ -2,7 +2,7 @@
  * A valid ClusterSet that the check stage accepts without a single diagnostic: a leader (`hub`,
  * not a member) and three members on two networks (`east` and `north` on `dc1`, `west` on `dc2`),
  * each with a gateway; Services exported across networks; custom Tiers; baseline and stretched
- * policies. Tests break it in one place at a time.
+ * policies; ClusterGroups, one named by a baseline policy. Tests break it in one place at a time.
  */
 import type { ModelDraft } from '../helpers/models';
 
@@ -71,6 +71,10 @@ const BASE: ModelDraft = {
     { name: 'mc-stretched', priority: 100 },
     { name: 'mc-security', priority: 101, description: 'ClusterSet-wide guard rails' },
   ],
+  clusterGroups: [
+    { name: 'node-local-dns', ipBlocks: [{ cidr: '169.254.0.0/16', except: ['169.254.169.254/32'] }] },
+    { name: 'dns', childGroups: ['node-local-dns'] },
+  ],
   baselinePolicies: [
     {
       name: 'deny-untrusted',
@@ -94,7 +98,10 @@ const BASE: ModelDraft = {
         {
           name: 'dns',
           action: 'Allow',
-          to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } } }],
+          to: [
+            { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } } },
+            { group: 'dns' },
+          ],
           ports: [{ protocol: 'UDP', port: 53 }],
         },
       ],

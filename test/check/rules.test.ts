@@ -270,7 +270,7 @@ const CASES: Record<string, readonly Case[]> = {
     {
       when: 'a matchLabels key has a space',
       mutate: (m) =>
-        void (m.baselinePolicies![0]!.appliedTo[0]!.namespaceSelector = {
+        void (m.baselinePolicies![0]!.appliedTo![0]!.namespaceSelector = {
           matchLabels: { 'env name': 'prod' },
         }),
       path: 'baselinePolicies[0].appliedTo[0].namespaceSelector.matchLabels["env name"]',
@@ -278,7 +278,7 @@ const CASES: Record<string, readonly Case[]> = {
     {
       when: 'a matchLabels key has an uppercase prefix',
       mutate: (m) =>
-        void (m.stretchedPolicies![0]!.appliedTo[0]!.podSelector = {
+        void (m.stretchedPolicies![0]!.appliedTo![0]!.podSelector = {
           matchLabels: { 'Example.com/app': 'web' },
         }),
       path: 'stretchedPolicies[0].appliedTo[0].podSelector.matchLabels["Example.com/app"]',
@@ -296,7 +296,7 @@ const CASES: Record<string, readonly Case[]> = {
     {
       when: 'a matchLabels value ends with "-"',
       mutate: (m) =>
-        void (m.baselinePolicies![0]!.appliedTo[0]!.namespaceSelector = { matchLabels: { env: 'prod-' } }),
+        void (m.baselinePolicies![0]!.appliedTo![0]!.namespaceSelector = { matchLabels: { env: 'prod-' } }),
       path: 'baselinePolicies[0].appliedTo[0].namespaceSelector.matchLabels.env',
     },
     {
@@ -312,7 +312,7 @@ const CASES: Record<string, readonly Case[]> = {
     {
       when: 'an In expression has no values',
       mutate: (m) =>
-        void (m.baselinePolicies![1]!.appliedTo[0]!.podSelector = {
+        void (m.baselinePolicies![1]!.appliedTo![0]!.podSelector = {
           matchExpressions: [{ key: 'app', operator: 'In' }],
         }),
       path: 'baselinePolicies[1].appliedTo[0].podSelector.matchExpressions[0].values',
@@ -320,7 +320,7 @@ const CASES: Record<string, readonly Case[]> = {
     {
       when: 'an Exists expression has values',
       mutate: (m) =>
-        void (m.baselinePolicies![1]!.appliedTo[0]!.podSelector = {
+        void (m.baselinePolicies![1]!.appliedTo![0]!.podSelector = {
           matchExpressions: [{ key: 'app', operator: 'Exists', values: ['x'] }],
         }),
       path: 'baselinePolicies[1].appliedTo[0].podSelector.matchExpressions[0].values',
@@ -429,6 +429,11 @@ const CASES: Record<string, readonly Case[]> = {
       path: 'stretchedPolicies[0].egress[0].ports',
     },
     {
+      when: 'an egress rule has toServices and protocols',
+      mutate: (m) => void (m.stretchedPolicies![0]!.egress![0]!.protocols = [{ icmp: {} }]),
+      path: 'stretchedPolicies[0].egress[0].protocols',
+    },
+    {
       when: 'an egress rule has toServices and to',
       mutate: (m) => void (m.stretchedPolicies![0]!.egress![0]!.to = [{ podSelector: {} }]),
       path: 'stretchedPolicies[0].egress[0].to',
@@ -455,7 +460,7 @@ const CASES: Record<string, readonly Case[]> = {
           action: 'Allow',
           toServices: [{ namespace: 'prod', name: 'web' }],
         }),
-      path: 'baselinePolicies[1].egress[1].toServices',
+      path: 'baselinePolicies[1].egress[1].toServices[0]',
     },
   ],
   'stretched-policy-member-unknown': [
@@ -494,6 +499,310 @@ const CASES: Record<string, readonly Case[]> = {
       when: 'an egress rule reuses an ingress rule name',
       mutate: (m) => void (m.stretchedPolicies![0]!.egress![0]!.name = 'from-clients'),
       path: 'stretchedPolicies[0].egress[0].name',
+    },
+  ],
+  'policy-applied-to-placement': [
+    {
+      when: 'a rule sets appliedTo beside the policy appliedTo',
+      mutate: (m) => void (m.baselinePolicies![0]!.ingress![0]!.appliedTo = [{ podSelector: {} }]),
+      path: 'baselinePolicies[0].ingress[0].appliedTo',
+    },
+    {
+      when: 'a policy has no appliedTo and neither have its rules',
+      mutate: (m) => void delete m.baselinePolicies![1]!.appliedTo,
+      path: 'baselinePolicies[1].appliedTo',
+    },
+    {
+      when: 'appliedTo moves into one rule of two',
+      mutate: (m) => {
+        const p = m.stretchedPolicies![0]!;
+        delete p.appliedTo;
+        p.ingress![0]!.appliedTo = [{ podSelector: { matchLabels: { app: 'web' } } }];
+      },
+      path: 'stretchedPolicies[0].egress[0].appliedTo',
+    },
+  ],
+  'applied-to-exclusive': [
+    {
+      when: 'an appliedTo sets group and podSelector',
+      mutate: (m) => void (m.baselinePolicies![1]!.appliedTo![0]!.group = 'dns'),
+      path: 'baselinePolicies[1].appliedTo[0]',
+    },
+    {
+      when: 'an appliedTo sets nodeSelector and namespaceSelector',
+      mutate: (m) => void (m.baselinePolicies![0]!.appliedTo![0]!.nodeSelector = {}),
+      path: 'baselinePolicies[0].appliedTo[0]',
+    },
+  ],
+  'policy-peer-exclusive': [
+    {
+      when: 'a peer sets serviceAccount and podSelector',
+      mutate: (m) =>
+        void (m.stretchedPolicies![0]!.ingress![0]!.from![0]!.serviceAccount = { namespace: 'a', name: 'b' }),
+      path: 'stretchedPolicies[0].ingress[0].from[0]',
+    },
+    {
+      when: 'a peer sets group and an explicit scope "Cluster"',
+      mutate: (m) => void (m.baselinePolicies![1]!.egress![0]!.to![1]!.scope = 'Cluster'),
+      path: 'baselinePolicies[1].egress[0].to[1]',
+    },
+    {
+      when: 'a peer sets ipBlock and namespaceSelector',
+      mutate: (m) => void (m.baselinePolicies![1]!.egress![0]!.to![0]!.ipBlock = { cidr: '10.0.0.0/8' }),
+      path: 'baselinePolicies[1].egress[0].to[0]',
+    },
+  ],
+  'peer-namespaces-selector': [
+    {
+      when: 'a peer sets namespaces and namespaceSelector',
+      mutate: (m) => void (m.baselinePolicies![0]!.ingress![0]!.from![0]!.namespaces = { match: 'Self' }),
+      path: 'baselinePolicies[0].ingress[0].from[0].namespaces',
+    },
+  ],
+  'peer-namespaces-criterion': [
+    {
+      when: 'namespaces sets match and sameLabels',
+      mutate: (m) =>
+        void (m.stretchedPolicies![0]!.ingress![0]!.from![0]!.namespaces = {
+          match: 'Self',
+          sameLabels: ['t'],
+        }),
+      path: 'stretchedPolicies[0].ingress[0].from[0].namespaces',
+    },
+    {
+      when: 'namespaces.sameLabels is empty',
+      mutate: (m) => void (m.stretchedPolicies![0]!.ingress![0]!.from![0]!.namespaces = { sameLabels: [] }),
+      path: 'stretchedPolicies[0].ingress[0].from[0].namespaces',
+    },
+  ],
+  'peer-same-labels-key': [
+    {
+      when: 'a sameLabels key has a space',
+      mutate: (m) =>
+        void (m.stretchedPolicies![0]!.ingress![0]!.from![0]!.namespaces = {
+          sameLabels: ['tenant', 'bad key'],
+        }),
+      path: 'stretchedPolicies[0].ingress[0].from[0].namespaces.sameLabels[1]',
+    },
+  ],
+  'ip-block-cidr': [
+    {
+      when: 'an ipBlock cidr has no prefix',
+      mutate: (m) => void (m.clusterGroups![0]!.ipBlocks![0]!.cidr = '169.254.0.0'),
+      path: 'clusterGroups[0].ipBlocks[0].cidr',
+    },
+    {
+      when: 'a peer ipBlock except entry is not a CIDR',
+      mutate: (m) =>
+        void m.baselinePolicies![1]!.egress![0]!.to!.push({
+          ipBlock: { cidr: '10.0.0.0/8', except: ['ten'] },
+        }),
+      path: 'baselinePolicies[1].egress[0].to[2].ipBlock.except[0]',
+    },
+  ],
+  'ip-block-except-subset': [
+    {
+      when: 'an except CIDR equals its cidr',
+      mutate: (m) => void (m.clusterGroups![0]!.ipBlocks![0]!.except = ['169.254.0.0/16']),
+      path: 'clusterGroups[0].ipBlocks[0].except[0]',
+    },
+    {
+      when: 'an except CIDR lies outside its cidr',
+      mutate: (m) =>
+        void m.baselinePolicies![1]!.egress![0]!.to!.push({
+          ipBlock: { cidr: '10.0.0.0/8', except: ['192.168.0.0/16'] },
+        }),
+      path: 'baselinePolicies[1].egress[0].to[2].ipBlock.except[0]',
+    },
+  ],
+  'ingress-peer-fqdn': [
+    {
+      when: 'an ingress peer sets fqdn',
+      mutate: (m) => void m.baselinePolicies![0]!.ingress![0]!.from!.push({ fqdn: 'example.com' }),
+      path: 'baselinePolicies[0].ingress[0].from[1].fqdn',
+    },
+  ],
+  'peer-fqdn-format': [
+    {
+      when: 'an fqdn has a "/"',
+      mutate: (m) => void m.baselinePolicies![1]!.egress![0]!.to!.push({ fqdn: 'example.com/api' }),
+      path: 'baselinePolicies[1].egress[0].to[2].fqdn',
+    },
+  ],
+  'peer-scope-clusterset-fields': [
+    {
+      when: 'a ClusterSet-scope peer selects by serviceAccount',
+      mutate: (m) =>
+        void m.stretchedPolicies![0]!.ingress![0]!.from!.push({
+          scope: 'ClusterSet',
+          serviceAccount: { namespace: 'prod', name: 'client' },
+        }),
+      path: 'stretchedPolicies[0].ingress[0].from[1].scope',
+    },
+  ],
+  'policy-port-end-port': [
+    {
+      when: 'endPort is less than port',
+      mutate: (m) => void (m.baselinePolicies![1]!.egress![0]!.ports![0]!.endPort = 52),
+      path: 'baselinePolicies[1].egress[0].ports[0].endPort',
+    },
+    {
+      when: 'endPort follows a named port',
+      mutate: (m) =>
+        void (m.baselinePolicies![1]!.egress![0]!.ports = [{ protocol: 'UDP', port: 'dns', endPort: 60 }]),
+      path: 'baselinePolicies[1].egress[0].ports[0].endPort',
+    },
+    {
+      when: 'endPort has no port',
+      mutate: (m) => void (m.baselinePolicies![1]!.egress![0]!.ports = [{ endPort: 60 }]),
+      path: 'baselinePolicies[1].egress[0].ports[0].endPort',
+    },
+  ],
+  'policy-port-source-end-port': [
+    {
+      when: 'sourceEndPort has no sourcePort',
+      mutate: (m) => void (m.baselinePolicies![1]!.egress![0]!.ports![0]!.sourceEndPort = 1000),
+      path: 'baselinePolicies[1].egress[0].ports[0].sourceEndPort',
+    },
+    {
+      when: 'sourceEndPort is less than sourcePort',
+      mutate: (m) =>
+        void Object.assign(m.baselinePolicies![1]!.egress![0]!.ports![0]!, {
+          sourcePort: 2000,
+          sourceEndPort: 1000,
+        }),
+      path: 'baselinePolicies[1].egress[0].ports[0].sourceEndPort',
+    },
+  ],
+  'rule-protocol-one': [
+    {
+      when: 'a protocols entry sets icmp and igmp',
+      mutate: (m) => void (m.baselinePolicies![0]!.ingress![0]!.protocols = [{ icmp: {}, igmp: {} }]),
+      path: 'baselinePolicies[0].ingress[0].protocols[0]',
+    },
+    {
+      when: 'an l7Protocols entry is empty',
+      mutate: (m) => void (m.baselinePolicies![1]!.egress![0]!.l7Protocols = [{}]),
+      path: 'baselinePolicies[1].egress[0].l7Protocols[0]',
+    },
+  ],
+  'rule-igmp-exclusive': [
+    {
+      when: 'an IGMP rule also has peers',
+      mutate: (m) => void (m.baselinePolicies![0]!.ingress![0]!.protocols = [{ igmp: { igmpType: 17 } }]),
+      path: 'baselinePolicies[0].ingress[0].protocols[0]',
+    },
+    {
+      when: 'an IGMP rule rejects',
+      mutate: (m) =>
+        void m.baselinePolicies![0]!.ingress!.push({
+          action: 'Reject',
+          protocols: [{ igmp: { igmpType: 17 } }],
+        }),
+      path: 'baselinePolicies[0].ingress[1].action',
+    },
+  ],
+  'rule-igmp-group-address': [
+    {
+      when: 'an IGMP groupAddress is unicast',
+      mutate: (m) =>
+        void m.baselinePolicies![0]!.ingress!.push({
+          action: 'Allow',
+          protocols: [{ igmp: { igmpType: 17, groupAddress: '10.0.0.1' } }],
+        }),
+      path: 'baselinePolicies[0].ingress[1].protocols[0].igmp.groupAddress',
+    },
+  ],
+  'rule-l7-allow-only': [
+    {
+      when: 'a Drop rule has l7Protocols',
+      mutate: (m) => void (m.baselinePolicies![0]!.ingress![0]!.l7Protocols = [{ http: { path: '/admin' } }]),
+      path: 'baselinePolicies[0].ingress[0].action',
+    },
+  ],
+  'rule-l7-to-services': [
+    {
+      when: 'a toServices rule has l7Protocols',
+      mutate: (m) => void (m.stretchedPolicies![0]!.egress![0]!.l7Protocols = [{ tls: { sni: 'api' } }]),
+      path: 'stretchedPolicies[0].egress[0].l7Protocols',
+    },
+  ],
+  'rule-l7-http-transport': [
+    {
+      when: 'an HTTP rule matches UDP',
+      mutate: (m) => void (m.baselinePolicies![1]!.egress![0]!.l7Protocols = [{ http: {} }]),
+      path: 'baselinePolicies[1].egress[0].ports[0].protocol',
+    },
+  ],
+  'rule-log-label-format': [
+    {
+      when: 'a logLabel has a space',
+      mutate: (m) =>
+        void Object.assign(m.baselinePolicies![0]!.ingress![0]!, {
+          enableLogging: true,
+          logLabel: 'drop untrusted',
+        }),
+      path: 'baselinePolicies[0].ingress[0].logLabel',
+    },
+  ],
+  'policy-pass-baseline-tier': [
+    {
+      when: 'a baseline-Tier policy has a Pass rule',
+      mutate: (m) => {
+        m.baselinePolicies![0]!.tier = 'baseline';
+        m.baselinePolicies![0]!.ingress![0]!.action = 'Pass';
+      },
+      path: 'baselinePolicies[0].ingress[0].action',
+    },
+  ],
+  'policy-group-unknown': [
+    {
+      when: 'a peer names an undeclared ClusterGroup',
+      mutate: (m) => void (m.baselinePolicies![1]!.egress![0]!.to![1]!.group = 'dsn'),
+      path: 'baselinePolicies[1].egress[0].to[1].group',
+    },
+    {
+      when: 'a rule appliedTo names an undeclared ClusterGroup',
+      mutate: (m) => {
+        const p = m.stretchedPolicies![0]!;
+        delete p.appliedTo;
+        p.ingress![0]!.appliedTo = [{ group: 'web' }];
+        p.egress![0]!.appliedTo = [{ group: 'web' }];
+      },
+      path: 'stretchedPolicies[0].ingress[0].appliedTo[0].group',
+    },
+  ],
+  'cluster-group-name-format': [
+    {
+      when: 'a ClusterGroup name has "_"',
+      mutate: (m) => void (m.clusterGroups![1]!.name = 'dns_all'),
+      path: 'clusterGroups[1].name',
+    },
+  ],
+  'cluster-group-duplicate': [
+    {
+      when: 'two ClusterGroups share a name',
+      mutate: (m) => void m.clusterGroups!.push({ name: 'dns', podSelector: {} }),
+      path: 'clusterGroups[2].name',
+    },
+  ],
+  'cluster-group-fields': [
+    {
+      when: 'a ClusterGroup sets ipBlocks and podSelector',
+      mutate: (m) => void (m.clusterGroups![0]!.podSelector = {}),
+      path: 'clusterGroups[0]',
+    },
+  ],
+  'cluster-group-child': [
+    {
+      when: 'a child group is not declared',
+      mutate: (m) => void (m.clusterGroups![1]!.childGroups = ['node-locl-dns']),
+      path: 'clusterGroups[1].childGroups[0]',
+    },
+    {
+      when: 'a child group has children itself',
+      mutate: (m) => void m.clusterGroups!.push({ name: 'all', childGroups: ['dns'] }),
+      path: 'clusterGroups[2].childGroups[0]',
     },
   ],
   'network-gateway-missing': [

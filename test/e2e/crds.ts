@@ -12,4 +12,5 @@ export const ANTREA_MEMBER_CRDS: readonly string[] = [
   'multicluster.crd.antrea.io_clusterclaims.yaml',
   'crd.antrea.io_tiers.yaml',
   'crd.antrea.io_clusternetworkpolicies.yaml',
+  'crd.antrea.io_clustergroups.yaml',
 ];

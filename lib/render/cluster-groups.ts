@@ -1,0 +1,44 @@
+/**
+ * ClusterGroups a member needs: Antrea replicates ACNPs through ResourceImports but not the
+ * ClusterGroups they name, and a policy whose `group` does not exist matches nothing there. So every
+ * member gets, in the early sync wave of its Tiers, every ClusterGroup named by a policy it gets
+ * (baseline policies: every member; stretched policies: their members), child groups included.
+ */
+import type { Construct } from 'constructs';
+import { ClusterGroup } from '../../generated/clustergroup';
+import type { ClusterGroupProps } from '../model';
+import { groupsOf, ipBlock, selector } from '../policy';
+import type { PlannedPolicy } from '../plan';
+import { SYNC_WAVE, WAVE_NAMESPACES, constructId, meta } from './util';
+
+/** The ClusterGroups the policies name, with their child groups, in declaration order of `groups`. */
+export function groupsNeeded(
+  policies: readonly PlannedPolicy[],
+  groups: readonly ClusterGroupProps[],
+): ClusterGroupProps[] {
+  const byName = new Map(groups.map((g) => [g.name, g]));
+  const needed = new Set<string>();
+  const visit = (name: string) => {
+    if (needed.has(name)) return;
+    needed.add(name);
+    for (const child of byName.get(name)?.childGroups ?? []) visit(child);
+  };
+  for (const p of policies) for (const g of groupsOf(p)) visit(g);
+  return groups.filter((g) => needed.has(g.name));
+}
+
+export function renderClusterGroup(scope: Construct, g: ClusterGroupProps): void {
+  new ClusterGroup(scope, constructId('ClusterGroup', undefined, g.name), {
+    metadata: meta(g.name, undefined, { annotations: { [SYNC_WAVE]: WAVE_NAMESPACES } }),
+    spec: {
+      podSelector: selector(g.podSelector),
+      namespaceSelector: selector(g.namespaceSelector),
+      nodeSelector: selector(g.nodeSelector),
+      ipBlocks: g.ipBlocks?.map(ipBlock),
+      serviceReference: g.serviceReference
+        ? { name: g.serviceReference.name, namespace: g.serviceReference.namespace }
+        : undefined,
+      childGroups: g.childGroups ? [...g.childGroups] : undefined,
+    },
+  });
+}
