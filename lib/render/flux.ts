@@ -5,10 +5,22 @@
  *
  * Per cluster: `path: ./<path>/clusters/<id>`, pruning as the model says (namespaces that hold
  * applications carry `kustomize.toolkit.fluxcd.io/prune: disabled`), a `kubeConfig.secretRef` for
- * every cluster but the management cluster (Flux reaches that one in-cluster), and for members
- * `dependsOn` the leader's Kustomization. Every per-cluster Kustomization sets `wait: true`: Flux
- * then marks it Ready only once every object it applied is ready, which is what makes a member wait
- * for the leader to hold its identity, Role and admission policies.
+ * every cluster but the management cluster (Flux reaches that one in-cluster), and `wait: true`:
+ * Flux marks a Kustomization Ready only once every object it applied is ready.
+ *
+ * Order: the leader's Kustomization `dependsOn` every member's. kustomize-controller checks a
+ * Kustomization's dependencies on every reconciliation, and, when they read the same source, applies
+ * it only once each dependency is Ready with `status.lastAppliedRevision` equal to the source's
+ * current revision (`checkDependencies` in kustomize-controller). So every commit reaches the
+ * members first: a Tier a member needs exists there before the leader serves the
+ * `<policy>-antreaclusternetworkpolicy` import that uses it, which Antrea's member would otherwise
+ * drop and never retry (antrea-mc.md §c.3). Members do not wait for the leader: a member cannot
+ * connect before the leader holds its identity anyway (its token is copied from the leader's token
+ * Secret), and its ClusterSet retries until it can.
+ *
+ * The cost: a member whose Kustomization is not Ready (its API server unreachable, an object
+ * refused) holds back every later change of the leader's bundle, for every member, until it is
+ * Ready again or leaves the model (its Kustomization then leaves the leader's `dependsOn`).
  */
 import type { Construct } from 'constructs';
 import { GitRepository } from '../../generated/gitrepository';
@@ -56,6 +68,13 @@ export function renderRootKustomization(
   });
 }
 
+/** The leader's dependencies: every other delivered member's Kustomization, in cluster ID order. */
+export function memberDependencies(plan: Plan, leader: PlannedCluster): { name: string }[] {
+  return plan.clusters
+    .filter((m) => m.isMember && m.id !== leader.id)
+    .map((m) => ({ name: deliveryObjectName(plan.clusterSetId, m.id) }));
+}
+
 /** The Kustomization that delivers `c`'s bundle. */
 export function renderClusterKustomization(
   scope: Construct,
@@ -66,6 +85,7 @@ export function renderClusterKustomization(
 ): void {
   const name = deliveryObjectName(plan.clusterSetId, c.id);
   const kubeConfigSecret = f.kubeConfigSecrets.get(c.id);
+  const dependsOn = c.isLeader ? memberDependencies(plan, c) : [];
   new Kustomization(scope, constructId('Kustomization', f.namespace, name), {
     metadata: meta(name, f.namespace),
     spec: {
@@ -77,7 +97,7 @@ export function renderClusterKustomization(
       ...(kubeConfigSecret !== undefined
         ? { kubeConfig: { secretRef: { name: kubeConfigSecret, key: f.kubeConfigKey } } }
         : {}),
-      ...(c.isLeader ? {} : { dependsOn: [{ name: deliveryObjectName(plan.clusterSetId, plan.leader.id) }] }),
+      ...(dependsOn.length > 0 ? { dependsOn } : {}),
     },
   });
 }

@@ -104,17 +104,18 @@ test('GIVEN management cluster east and custom Secret names WHEN rendered THEN e
   });
 });
 
-test('GIVEN a leader and members WHEN rendered THEN every member depends on the leader and the leader on nothing', () => {
+test('GIVEN a leader and members WHEN rendered THEN the leader depends on every member and the members on nothing', () => {
   const objs = flux(withDelivery(minimalModel()));
-  assert.is(ks(objs, 'test-set-hub').dependsOn, undefined);
-  assert.equal(ks(objs, 'test-set-east').dependsOn, [{ name: 'test-set-hub' }]);
-  assert.equal(ks(objs, 'test-set-west').dependsOn, [{ name: 'test-set-hub' }]);
+  assert.equal(ks(objs, 'test-set-hub').dependsOn, [{ name: 'test-set-east' }, { name: 'test-set-west' }]);
+  assert.is(ks(objs, 'test-set-east').dependsOn, undefined);
+  assert.is(ks(objs, 'test-set-west').dependsOn, undefined);
 });
 
-test('GIVEN a dual-role leader WHEN rendered THEN its single Kustomization depends on nothing', () => {
+test('GIVEN a dual-role leader WHEN rendered THEN its single Kustomization depends on the other members only (no cycle)', () => {
   const objs = flux(withDelivery(dualRoleModel()));
   assert.is(objs.filter((o) => o.kind === 'Kustomization').length, 4);
-  assert.is(ks(objs, 'test-set-hub').dependsOn, undefined);
+  assert.equal(ks(objs, 'test-set-hub').dependsOn, [{ name: 'test-set-east' }, { name: 'test-set-west' }]);
+  assert.is(ks(objs, 'test-set-east').dependsOn, undefined);
 });
 
 test('GIVEN prune off WHEN rendered THEN no Kustomization prunes', () => {
