@@ -18,6 +18,7 @@ import { LEADER_CRDS, MEMBER_CRDS, renderCrds } from './crds';
 import { renderMemberExternalSecret, renderTokenReaderAccess } from './external-secrets';
 import { renderMemberIdentity, renderMemberRole } from './member-access';
 import { renderMemberConfig } from './member-config';
+import { renderMemberControllerRestart } from './member-restart';
 import { renderNamespace } from './namespaces';
 import { renderPolicyImport } from './policy-imports';
 import { renderReconciler } from './reconciler';
@@ -86,10 +87,12 @@ function renderMember(chart: Chart, plan: Plan, member: PlannedCluster): void {
   for (const s of plan.exportsByMember.get(member.id) ?? []) renderServiceExport(chart, s);
   const stretched = plan.stretchedByMember.get(member.id) ?? [];
   const tiers = new Set([...plan.baselinePolicies, ...stretched].map((p) => p.tier));
-  for (const t of plan.tiers) if (tiers.has(t.name)) renderTier(chart, t);
+  const memberTiers = plan.tiers.filter((t) => tiers.has(t.name));
+  for (const t of memberTiers) renderTier(chart, t);
   for (const g of groupsNeeded([...plan.baselinePolicies, ...stretched], plan.clusterGroups))
     renderClusterGroup(chart, g);
   for (const p of stretched) renderStretchedPolicy(chart, p);
+  renderMemberControllerRestart(chart, plan, member, memberTiers);
 }
 
 /** Renders every cluster's bundle. Pure: no file system, no environment. */

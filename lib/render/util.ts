@@ -16,6 +16,11 @@ export const WAVE_NAMESPACES = '-1';
  * member identities able to write without their guard for the length of a sync.
  */
 export const WAVE_GUARDS = '-1';
+/**
+ * The partial Deployment that restarts Antrea's member controller (member-restart.ts): after
+ * everything else, so the restarted controller finds the Tiers, ClusterSet and settings in place.
+ */
+export const WAVE_RESTART = '1';
 
 /** Construct IDs are derived from object identity, never used as names. */
 export function constructId(kind: string, namespace: string | undefined, name: string): string {

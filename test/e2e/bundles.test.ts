@@ -4,7 +4,8 @@
 // test/kube.
 //
 // Members are prepared as Antrea's member manifest would leave them: the CRDs it installs are
-// applied first (from the vendored crds/), since a member bundle relies on them.
+// applied first (from the vendored crds/), and its member controller Deployment (test/e2e/
+// antrea-member.ts), since a member bundle relies on them.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -31,6 +32,7 @@ import { request, startClusters, stopAll } from '../kube/cluster';
 import type { BundleObject } from '../kube/apply';
 import { applyBundle, applyObject, notStoredAsApplied, readBack } from '../kube/apply';
 import { eventually } from '../kube/wait';
+import { installAntreaMemberDeployment } from './antrea-member';
 import { ANTREA_MEMBER_CRDS } from './crds';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -59,6 +61,7 @@ async function installAntreaMember(cluster: Cluster, plan: Plan): Promise<void> 
     const r = await applyObject(cluster, { file, obj, wave: 0 }, { fieldManager: 'antrea-install' });
     if ('rejection' in r) throw new Error(`installing ${file}: ${r.rejection.message}`);
   }
+  await installAntreaMemberDeployment(cluster, plan.memberNamespace);
 }
 
 function casePlan(name: string): Plan {

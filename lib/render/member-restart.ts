@@ -1,0 +1,93 @@
+/**
+ * A restart of Antrea's member controller whenever what it only reads at start changes: its Tiers
+ * and its settings.
+ *
+ * Antrea's member controller drops a replicated ACNP (a compiled `<policy>-antreaclusternetworkpolicy`
+ * ResourceImport) whose Tier does not exist in the member yet, posts a Warning Event, and never
+ * retries until the import's spec changes or the controller restarts (antrea-mc.md §c.3 "ACNP RI");
+ * on start it reconciles every import again. Sync waves order one Application's objects, not the
+ * leader's Application against a member's: a day-2 change that adds a Tier and a baseline policy in
+ * it can reach a member through the leader's import before the member's own Tier arrives. So each
+ * member bundle carries a partial Deployment, `<member namespace>/antrea-mc-controller` (the name and
+ * namespace of Antrea's member manifest, antrea-mc.md §e Member), holding only two Pod template
+ * annotations: the SHA-256 of the member's Tiers and of its controller settings. A change to either
+ * rolls out a new ReplicaSet, and the new controller re-reads every import, after the Tiers exist:
+ *
+ * - Argo CD: sync wave 1, after the Tiers (wave -1) and everything else (wave 0); applied
+ *   server-side as a partial object (`ServerSideApply=true,Validate=false`, as Argo CD documents
+ *   for patching a resource it does not fully manage), never pruned (`Prune=false`);
+ * - Flux: applied server-side (as Flux always does); `kustomize.toolkit.fluxcd.io/prune: disabled`
+ *   so that removing a member, or this object, never deletes Antrea's Deployment. (Flux also orders
+ *   the leader's Kustomization after the members', see flux.ts.)
+ *
+ * Server-side apply makes these two annotations the only fields the delivery tool owns; every other
+ * field stays with whoever installed Antrea. Antrea's member controller settings are in the same
+ * digest because the controller reads its ConfigMap only at start.
+ */
+import { createHash } from 'node:crypto';
+import { ApiObject } from 'cdk8s';
+import type { Construct } from 'constructs';
+import type { TierProps } from '../model';
+import type { Plan, PlannedCluster } from '../plan';
+import { memberConfig } from './member-config';
+import { dumpYaml } from '../yaml';
+import { SYNC_WAVE, WAVE_RESTART, constructId, meta } from './util';
+
+/** Antrea's member controller Deployment (YAMLS/antrea-multicluster-member.yml). */
+export const MEMBER_CONTROLLER_DEPLOYMENT = 'antrea-mc-controller';
+/** Pod template annotation: SHA-256 of the member's Tiers. */
+export const TIERS_CHECKSUM_ANNOTATION = 'clusterset/tiers-checksum';
+/** Pod template annotation: SHA-256 of the member controller settings. */
+export const MEMBER_CONFIG_CHECKSUM_ANNOTATION = 'clusterset/config-checksum';
+/** Per-object Argo CD sync options of the partial Deployment. */
+export const RESTART_SYNC_OPTIONS = 'ServerSideApply=true,Validate=false,Prune=false';
+export const ARGOCD_SYNC_OPTIONS = 'argocd.argoproj.io/sync-options';
+export const FLUX_PRUNE = 'kustomize.toolkit.fluxcd.io/prune';
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** SHA-256 of a member's Tiers (name, priority, description), in name order. */
+export function tiersChecksum(tiers: readonly TierProps[]): string {
+  const canonical = [...tiers]
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map((t) => ({ name: t.name, priority: t.priority, description: t.description ?? '' }));
+  return sha256(JSON.stringify(canonical));
+}
+
+/** SHA-256 of the member controller settings, as the ConfigMap holds them. */
+export function memberConfigChecksum(cluster: PlannedCluster): string {
+  return sha256(dumpYaml(memberConfig(cluster)));
+}
+
+/** The partial Deployment that restarts `cluster`'s member controller when its Tiers or settings change. */
+export function renderMemberControllerRestart(
+  scope: Construct,
+  plan: Plan,
+  cluster: PlannedCluster,
+  tiers: readonly TierProps[],
+): void {
+  const name = MEMBER_CONTROLLER_DEPLOYMENT;
+  new ApiObject(scope, constructId('Deployment', plan.memberNamespace, name), {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: meta(name, plan.memberNamespace, {
+      annotations: {
+        [SYNC_WAVE]: WAVE_RESTART,
+        [ARGOCD_SYNC_OPTIONS]: RESTART_SYNC_OPTIONS,
+        [FLUX_PRUNE]: 'disabled',
+      },
+    }),
+    spec: {
+      template: {
+        metadata: {
+          annotations: {
+            [TIERS_CHECKSUM_ANNOTATION]: tiersChecksum(tiers),
+            [MEMBER_CONFIG_CHECKSUM_ANNOTATION]: memberConfigChecksum(cluster),
+          },
+        },
+      },
+    },
+  });
+}
