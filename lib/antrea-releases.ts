@@ -29,9 +29,17 @@ export const FEATURES = {
     since: [1, 6],
     what: 'replicating ClusterNetworkPolicies to members through the leader (baseline policies)',
   },
+  nodeAndServiceAccountPeers: {
+    since: [1, 6],
+    what: 'Node selectors and ServiceAccount selectors in Antrea-native policies',
+  },
   stretchedPolicies: {
     since: [1, 10],
     what: 'NetworkPolicy for cross-cluster traffic (scope ClusterSet peers and toServices, stretched policies)',
+  },
+  l7NetworkPolicy: {
+    since: [1, 10],
+    what: 'layer 7 NetworkPolicy (l7Protocols)',
   },
   clusterSetV1alpha2: {
     since: [1, 13],

@@ -117,4 +117,32 @@ export const versionRules: readonly Rule[] = [
       }
     },
   ),
+  rule(
+    'antrea-version-policy-fields',
+    `Node and ServiceAccount selectors need Antrea ${showVersion(FEATURES.nodeAndServiceAccountPeers.since)}, l7Protocols ${showVersion(FEATURES.l7NetworkPolicy.since)}.`,
+    'Older antrea-controllers prune the fields they do not know: the rule silently selects something else, or everything.',
+    (m, report) => {
+      const v = supportedVersion(m);
+      if (!v) return;
+      const gates: Readonly<Record<string, Feature>> = {
+        nodeSelector: FEATURES.nodeAndServiceAccountPeers,
+        serviceAccount: FEATURES.nodeAndServiceAccountPeers,
+        l7Protocols: FEATURES.l7NetworkPolicy,
+      };
+      const walk = (node: unknown, path: string): void => {
+        if (Array.isArray(node)) {
+          node.forEach((x, i) => walk(x, `${path}[${i}]`));
+          return;
+        }
+        if (!isObject(node)) return;
+        for (const [k, child] of Object.entries(node)) {
+          const f = gates[k];
+          if (f && child !== undefined && !hasFeature(v, f))
+            lacks(report, m, f, `${path}.${k}`, `${quote(k)}`);
+          else walk(child, `${path}.${k}`);
+        }
+      };
+      for (const p of policiesOf(m)) walk(p.value, p.path);
+    },
+  ),
 ];

@@ -357,6 +357,25 @@ const CASES: Record<string, readonly Case[]> = {
       path: 'baselinePolicies[1]',
     },
   ],
+  'antrea-version-policy-fields': [
+    {
+      when: 'antreaVersion is 1.5.0 and a policy applies to Nodes',
+      mutate: (m) => {
+        m.antreaVersion = '1.5.0';
+        m.baselinePolicies = [];
+        m.stretchedPolicies![0]!.appliedTo = [{ nodeSelector: { matchLabels: { role: 'gw' } } }];
+      },
+      path: 'stretchedPolicies[0].appliedTo[0].nodeSelector',
+    },
+    {
+      when: 'antreaVersion is 1.9.0 and a rule has l7Protocols',
+      mutate: (m) => {
+        m.antreaVersion = '1.9.0';
+        m.baselinePolicies![1]!.egress![0]!.l7Protocols = [{ http: {} }];
+      },
+      path: 'baselinePolicies[1].egress[0].l7Protocols',
+    },
+  ],
   'antrea-version-stretched-policies': [
     {
       when: 'antreaVersion is 1.9.1 and a stretched policy is declared',
