@@ -67,6 +67,14 @@ export function deliveryObjectName(clusterSetId: string, clusterId: string): str
   return `${clusterSetId}-${clusterId}`;
 }
 
+/**
+ * `<set>-<cluster>.tiers`: the Flux Kustomization of a bundle's custom Tiers. The dot keeps it apart
+ * from every `<set>-<cluster>` (cluster IDs have none).
+ */
+export function tiersDeliveryObjectName(clusterSetId: string, clusterId: string): string {
+  return `${deliveryObjectName(clusterSetId, clusterId)}.tiers`;
+}
+
 /** Default name of the Secret holding a remote cluster's kubeconfig for Flux. */
 export function defaultKubeConfigSecretName(clusterId: string): string {
   return `${clusterId}-kubeconfig`;

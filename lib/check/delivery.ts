@@ -10,6 +10,7 @@ import {
   DNS1123_LABEL,
   DNS1123_SUBDOMAIN,
   deliveryObjectName,
+  tiersDeliveryObjectName,
 } from '../names';
 import {
   type At,
@@ -417,15 +418,18 @@ export const deliveryRules: readonly Rule[] = [
   ),
   rule(
     'delivery-object-name-length',
-    'Each delivered cluster\'s Application and Kustomization name, "<clusterSetId>-<cluster>", is at most 63 characters.',
+    'Each delivered cluster\'s Application and Kustomization name, "<clusterSetId>-<cluster>" (with Flux and custom Tiers, also "<clusterSetId>-<cluster>.tiers"), is at most 63 characters.',
     'Flux labels every object it applies with kustomize.toolkit.fluxcd.io/name and Argo CD (label tracking) with ' +
       'app.kubernetes.io/instance, set to that name; a label value over 63 characters makes every apply fail.',
     (m, report) => {
       const set = str(m.clusterSetId);
       if (!deliveryOf(m) || set === undefined) return;
+      // With Flux, a bundle with custom Tiers also gets `<set>-<cluster>.tiers` (render/flux.ts); which
+      // bundles get Tiers is the plan's business, so any custom Tier counts here.
+      const tiers = Boolean(deliveryOf(m)?.flux) && Array.isArray(m.tiers) && m.tiers.length > 0;
       for (const c of clustersOf(m)) {
         if (!deliveredIds(m).includes(c.value.id)) continue;
-        const name = deliveryObjectName(set, c.value.id);
+        const name = tiers ? tiersDeliveryObjectName(set, c.value.id) : deliveryObjectName(set, c.value.id);
         if (name.length <= 63) continue;
         report(
           `${c.path}.id`,

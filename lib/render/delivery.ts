@@ -61,7 +61,7 @@ export function renderDelivery(plan: Plan, bundles: Bundles): DeliveryFolders {
     folder(FLUX_FOLDER, (chart) => {
       renderGitRepository(chart, plan, d, flux);
       renderRootKustomization(chart, plan, d, flux);
-      for (const c of delivered) renderClusterKustomization(chart, plan, d, flux, c);
+      for (const c of delivered) renderClusterKustomization(chart, plan, d, flux, c, bundles.get(c.id) ?? []);
     });
   }
   return folders;

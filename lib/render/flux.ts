@@ -9,12 +9,22 @@
  * `dependsOn` the leader's Kustomization. Every per-cluster Kustomization sets `wait: true`: Flux
  * then marks it Ready only once every object it applied is ready, which is what makes a member wait
  * for the leader to hold its identity, Role and admission policies.
+ *
+ * Tiers first: a bundle with custom Tiers is delivered by two Kustomizations over the same path.
+ * `<set>-<id>.tiers` keeps only the Tiers (patches delete every other kind of the bundle) and the
+ * bundle's own Kustomization keeps everything else (a patch deletes the Tiers) and `dependsOn` it.
+ * kustomize-controller has no sync waves: it dry-runs a whole Kustomization before applying, and
+ * antrea-controller's webhook refuses a ClusterNetworkPolicy whose Tier does not exist yet, so a new
+ * Tier and a policy in it in one Kustomization would fail on every retry. Split, the Tier is applied
+ * and Ready at the same revision before the policy is tried. The two inventories never overlap, so
+ * the two Kustomizations never fight over an object.
  */
 import type { Construct } from 'constructs';
 import { GitRepository } from '../../generated/gitrepository';
 import { Kustomization, KustomizationSpecSourceRefKind } from '../../generated/kustomization';
-import { deliveryObjectName } from '../names';
+import { deliveryObjectName, tiersDeliveryObjectName } from '../names';
 import type { Plan, PlannedCluster, PlannedDelivery, PlannedFlux } from '../plan';
+import type { K8sObject } from './index';
 import { repoPath } from './argocd';
 import { constructId, meta } from './util';
 
@@ -56,28 +66,77 @@ export function renderRootKustomization(
   });
 }
 
-/** The Kustomization that delivers `c`'s bundle. */
+const TIER_GROUP = 'crd.antrea.io';
+
+function groupVersion(apiVersion: string): { group: string; version: string } {
+  const i = apiVersion.lastIndexOf('/');
+  return i < 0
+    ? { group: '', version: apiVersion }
+    : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) };
+}
+
+const isTier = (o: K8sObject): boolean =>
+  o.kind === 'Tier' && groupVersion(o.apiVersion).group === TIER_GROUP;
+
+/** A Kustomization patch that deletes every object of one kind from what the Kustomization applies. */
+function deleteKind(apiVersion: string, kind: string): { patch: string; target: Record<string, string> } {
+  const { group, version } = groupVersion(apiVersion);
+  return {
+    patch: `$patch: delete\napiVersion: ${apiVersion}\nkind: ${kind}\nmetadata:\n  name: any\n`,
+    // An empty group would select the kind in every group: the core group is named by version alone.
+    target: { ...(group ? { group } : {}), version, kind },
+  };
+}
+
+/**
+ * The Kustomizations that deliver `c`'s bundle: one, or, when the bundle has custom Tiers, the
+ * Tiers' and the rest's (see the top of this file).
+ */
 export function renderClusterKustomization(
   scope: Construct,
   plan: Plan,
   d: PlannedDelivery,
   f: PlannedFlux,
   c: PlannedCluster,
+  bundle: readonly K8sObject[],
 ): void {
   const name = deliveryObjectName(plan.clusterSetId, c.id);
   const kubeConfigSecret = f.kubeConfigSecrets.get(c.id);
+  const common = {
+    interval: f.interval,
+    path: `./${repoPath(d, `clusters/${c.id}`)}`,
+    prune: f.prune,
+    sourceRef: sourceRef(plan),
+    wait: true,
+    ...(kubeConfigSecret !== undefined
+      ? { kubeConfig: { secretRef: { name: kubeConfigSecret, key: f.kubeConfigKey } } }
+      : {}),
+  };
+  const tiers = bundle.filter(isTier);
+  const dependsOn = [
+    ...(c.isLeader ? [] : [{ name: deliveryObjectName(plan.clusterSetId, plan.leader.id) }]),
+    ...(tiers.length > 0 ? [{ name: tiersDeliveryObjectName(plan.clusterSetId, c.id) }] : []),
+  ];
+  if (tiers.length > 0) {
+    const others = new Map<string, { apiVersion: string; kind: string }>();
+    for (const o of bundle) if (!isTier(o)) others.set(`${o.apiVersion} ${o.kind}`, o);
+    const tiersName = tiersDeliveryObjectName(plan.clusterSetId, c.id);
+    new Kustomization(scope, constructId('Kustomization', f.namespace, tiersName), {
+      metadata: meta(tiersName, f.namespace),
+      spec: {
+        ...common,
+        patches: [...others.keys()]
+          .sort()
+          .map((k) => deleteKind(others.get(k)!.apiVersion, others.get(k)!.kind)),
+      },
+    });
+  }
   new Kustomization(scope, constructId('Kustomization', f.namespace, name), {
     metadata: meta(name, f.namespace),
     spec: {
-      interval: f.interval,
-      path: `./${repoPath(d, `clusters/${c.id}`)}`,
-      prune: f.prune,
-      sourceRef: sourceRef(plan),
-      wait: true,
-      ...(kubeConfigSecret !== undefined
-        ? { kubeConfig: { secretRef: { name: kubeConfigSecret, key: f.kubeConfigKey } } }
-        : {}),
-      ...(c.isLeader ? {} : { dependsOn: [{ name: deliveryObjectName(plan.clusterSetId, plan.leader.id) }] }),
+      ...common,
+      ...(tiers.length > 0 ? { patches: [deleteKind(tiers[0]!.apiVersion, 'Tier')] } : {}),
+      ...(dependsOn.length > 0 ? { dependsOn } : {}),
     },
   });
 }
