@@ -14,7 +14,6 @@ import {
   duplicates,
   memberIds,
   orClosest,
-  pairs,
   quote,
   str,
   strings,
@@ -97,13 +96,19 @@ export const identityRules: readonly Rule[] = [
       "another member's (HasClusterIDPrefixPair), so that member never joins; its ResourceExport names would be ambiguous.",
     (m, report) => {
       const unique = [...new Map(strings(m.members, 'members').map((x) => [x.value, x])).values()];
-      for (const [a, b] of pairs(unique)) {
-        if (!isDashPrefixPair(a.value, b.value)) continue;
-        report(
-          b.path,
-          `member IDs ${quote(a.value)} (${a.path}) and ${quote(b.value)} (${b.path}) form a dash-prefix pair, which Antrea refuses`,
-          `rename one of the two clusters so that neither ID is the other followed by '-'`,
-        );
+      // Linear: each ID is looked up by its own dash-prefixes, never compared with every other ID.
+      const byId = new Map(unique.map((x) => [x.value, x]));
+      for (const long of unique) {
+        for (let i = long.value.indexOf('-'); i > 0; i = long.value.indexOf('-', i + 1)) {
+          const short = byId.get(long.value.slice(0, i));
+          if (!short || !isDashPrefixPair(short.value, long.value)) continue;
+          const [a, b] = short.index < long.index ? [short, long] : [long, short];
+          report(
+            b.path,
+            `member IDs ${quote(a.value)} (${a.path}) and ${quote(b.value)} (${b.path}) form a dash-prefix pair, which Antrea refuses`,
+            `rename one of the two clusters so that neither ID is the other followed by '-'`,
+          );
+        }
       }
     },
   ),

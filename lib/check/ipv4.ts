@@ -33,3 +33,24 @@ export function parseIpv4Cidr(s: string): Ipv4Range | undefined {
 export function rangesOverlap(a: Ipv4Range, b: Ipv4Range): boolean {
   return a.first <= b.last && b.first <= a.last;
 }
+
+/**
+ * Every pair of items whose ranges overlap, as `[i, j]` indexes into `items` with `i < j`, in that
+ * order. Sort and sweep: n log n plus the number of pairs found, never all pairs.
+ */
+export function overlappingPairs<T>(items: readonly T[], range: (t: T) => Ipv4Range): [number, number][] {
+  const order = items
+    .map((_, i) => i)
+    .sort((a, b) => range(items[a]!).first - range(items[b]!).first || a - b);
+  const out: [number, number][] = [];
+  for (let x = 0; x < order.length; x++) {
+    const a = order[x]!;
+    const last = range(items[a]!).last;
+    // Sorted by start: every later range that starts before `a` ends overlaps it, and no other does.
+    for (let y = x + 1; y < order.length && range(items[order[y]!]!).first <= last; y++) {
+      const b = order[y]!;
+      out.push(a < b ? [a, b] : [b, a]);
+    }
+  }
+  return out.sort((p, q) => p[0] - q[0] || p[1] - q[1]);
+}

@@ -2,7 +2,7 @@
  * Networks, gateways and CIDRs: what must hold for traffic to cross between members.
  */
 import type { ClusterProps, ClusterSetProps } from '../model';
-import { parseIpv4, parseIpv4Cidr, rangesOverlap, type Ipv4Range } from './ipv4';
+import { overlappingPairs, parseIpv4, parseIpv4Cidr, type Ipv4Range } from './ipv4';
 import {
   type At,
   clusterName,
@@ -13,7 +13,6 @@ import {
   networkOf,
   nonEmpty,
   objects,
-  pairs,
   quote,
   str,
   strings,
@@ -51,12 +50,13 @@ function overlappingCidrs(
       return range ? [{ cluster, cidr, range }] : [];
     });
   });
-  return pairs(cidrs).filter(
-    ([a, b]) =>
-      a.cluster !== b.cluster &&
-      (networkOf(a.cluster.value) === networkOf(b.cluster.value)) === sameNetwork &&
-      rangesOverlap(a.range, b.range),
-  );
+  return overlappingPairs(cidrs, (c) => c.range)
+    .map(([i, j]): [MemberCidr, MemberCidr] => [cidrs[i]!, cidrs[j]!])
+    .filter(
+      ([a, b]) =>
+        a.cluster !== b.cluster &&
+        (networkOf(a.cluster.value) === networkOf(b.cluster.value)) === sameNetwork,
+    );
 }
 
 /** `"10.96.0.0/16" of cluster "east" (clusters[1]) on network "dc1"`. */

@@ -100,10 +100,6 @@ export function duplicates<T>(
   return out;
 }
 
-/** Every unordered pair `[a, b]` of the list, `a` listed before `b`. */
-export function pairs<T>(items: readonly T[]): [T, T][] {
-  return items.flatMap((a, i) => items.slice(i + 1).map((b): [T, T] => [a, b]));
-}
 
 /** Levenshtein distance, for "did you mean" suggestions. */
 export function editDistance(a: string, b: string): number {
