@@ -8,16 +8,7 @@ import {
   DNS1123_SUBDOMAIN,
   isDashPrefixPair,
 } from '../names';
-import {
-  clusterById,
-  clustersOf,
-  duplicates,
-  memberIds,
-  orClosest,
-  quote,
-  str,
-  strings,
-} from './util';
+import { clusterById, clustersOf, duplicates, memberIds, orClosest, quote, str, strings } from './util';
 import { type Rule, rule, LABEL_WORDS, checkName } from './rule';
 
 export const identityRules: readonly Rule[] = [

@@ -100,7 +100,6 @@ export function duplicates<T>(
   return out;
 }
 
-
 /** Levenshtein distance, for "did you mean" suggestions. */
 export function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
