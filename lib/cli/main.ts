@@ -111,6 +111,14 @@ export async function main(argv: string[]): Promise<void> {
     .command(reconcileCommand)
     .demandCommand(1)
     .strict()
+    // A handler's error is the command's failure, reported by run(), not a usage error: yargs would
+    // otherwise answer an async handler's rejection with the help text.
+    .fail((msg, err, y) => {
+      if (err) throw err;
+      y.showHelp();
+      process.stderr.write(`\n${msg}\n`);
+      process.exitCode = 1;
+    })
     .help()
     .parseAsync();
 }
