@@ -65,7 +65,7 @@ function describeCidr(x: MemberCidr): string {
 }
 
 /** One Service flowing between two members on different networks. */
-interface Crossing {
+export interface Crossing {
   /** The member concerned. */
   readonly cluster: At<ClusterProps>;
   /** The member on the other network. */
@@ -76,39 +76,118 @@ interface Crossing {
 }
 
 /** The cross-network exchanges of one member: the first one found, and how many there are. */
-interface Exchanges {
+export interface Exchanges {
   readonly first: Crossing;
   readonly count: number;
 }
+
+/** Where an exchange is met in the order services × exporters × members (× export, then import). */
+type Position = readonly [service: number, exporter: number, member: number, imports: number];
+
+const before = (a: Position, b: Position): boolean => {
+  for (let i = 0; i < 4; i++) if (a[i] !== b[i]) return a[i]! < b[i]!;
+  return false;
+};
+
+const found = new WeakMap<object, Exchanges[]>();
 
 /**
  * For each member that exchanges Services with a member on another network, its exchanges, in
  * cluster order. An exporter sends its endpoints to every member (ResourceImports reach all
  * members, antrea-mc.md §0.5), so each exporter crosses to every member on another network.
+ *
+ * Each exchange is (Service, exporter, member on another network), both ways; they are counted,
+ * never listed: a member's count is what it exports times the members on other networks, plus the
+ * (Service, exporter) pairs on other networks. The first exchange reported for a member is the one
+ * met first in the order services × exporters × members, found from the first (Service, exporter)
+ * pair and the first member off each network. Linear in Services × exporters plus members; computed
+ * once per model.
  */
-function crossNetworkExchanges(m: ClusterSetProps): Exchanges[] {
+export function crossNetworkExchanges(m: ClusterSetProps): Exchanges[] {
+  const cached = found.get(m);
+  if (cached) return cached;
   const members = memberClusters(m);
-  const byId = new Map(members.map((c) => [c.value.id, c]));
-  const found = new Map<number, { first: Crossing; count: number }>();
-  const note = (cluster: At<ClusterProps>, partner: At<ClusterProps>, service: string, exports: boolean) => {
-    const seen = found.get(cluster.index);
-    if (seen) seen.count++;
-    else found.set(cluster.index, { first: { cluster, partner, service, exports }, count: 1 });
+  const order = new Map(members.map((c, i) => [c.value.id, i]));
+  const net = members.map((c) => networkOf(c.value));
+  const onNetwork = new Map<string, number>();
+  for (const n of net) onNetwork.set(n, (onNetwork.get(n) ?? 0) + 1);
+  // The first member in order, and the first on another network than it: between them, the first
+  // member off any network.
+  const firstOff = (n: string): number | undefined => {
+    if (members.length === 0) return undefined;
+    if (net[0] !== n) return 0;
+    const i = net.findIndex((x) => x !== n);
+    return i < 0 ? undefined : i;
   };
-  for (const s of objects(m.services, 'services')) {
+  const firstOffCache = new Map<string, number | undefined>();
+  const firstMemberOff = (n: string) => {
+    if (!firstOffCache.has(n)) firstOffCache.set(n, firstOff(n));
+    return firstOffCache.get(n);
+  };
+
+  interface Pair {
+    readonly service: string;
+    readonly exporter: number;
+    readonly at: readonly [number, number];
+  }
+  const exportsOf = new Map<number, { count: number; first: Pair }>();
+  const pairsOn = new Map<string, number>();
+  let pairs = 0;
+  // The first (Service, exporter) pair, and the first on another network than it.
+  let firstPair: Pair | undefined;
+  let secondPair: Pair | undefined;
+  objects(m.services, 'services').forEach((s, si) => {
     const service = serviceKey(s.value) ?? s.path;
+    let k = 0;
     for (const id of new Set(strings(s.value.exportedFrom, '').map((e) => e.value))) {
-      const exporter = byId.get(id);
-      if (!exporter) continue;
-      const network = networkOf(exporter.value);
-      for (const other of members) {
-        if (networkOf(other.value) === network) continue;
-        note(exporter, other, service, true);
-        note(other, exporter, service, false);
+      const exporter = order.get(id);
+      if (exporter === undefined) continue;
+      const pair: Pair = { service, exporter, at: [si, k++] };
+      const n = net[exporter]!;
+      pairs++;
+      pairsOn.set(n, (pairsOn.get(n) ?? 0) + 1);
+      const mine = exportsOf.get(exporter);
+      if (mine) mine.count++;
+      else exportsOf.set(exporter, { count: 1, first: pair });
+      if (!firstPair) firstPair = pair;
+      else if (!secondPair && net[firstPair.exporter] !== n) secondPair = pair;
+    }
+  });
+  const firstPairOff = (n: string): Pair | undefined =>
+    firstPair && net[firstPair.exporter] !== n
+      ? firstPair
+      : secondPair && net[secondPair.exporter] !== n
+        ? secondPair
+        : undefined;
+
+  const out: Exchanges[] = [];
+  members.forEach((cluster, i) => {
+    const n = net[i]!;
+    const others = members.length - onNetwork.get(n)!;
+    if (others === 0) return;
+    const mine = exportsOf.get(i);
+    const incoming = pairs - (pairsOn.get(n) ?? 0);
+    const count = (mine?.count ?? 0) * others + incoming;
+    if (count === 0) return;
+    let first: Crossing | undefined;
+    let at: Position | undefined;
+    if (mine) {
+      const partner = firstMemberOff(n)!;
+      at = [mine.first.at[0], mine.first.at[1], partner, 0];
+      first = { cluster, partner: members[partner]!, service: mine.first.service, exports: true };
+    }
+    const pair = incoming > 0 ? firstPairOff(n) : undefined;
+    if (pair) {
+      const pos: Position = [pair.at[0], pair.at[1], i, 1];
+      if (!at || before(pos, at)) {
+        first = { cluster, partner: members[pair.exporter]!, service: pair.service, exports: false };
       }
     }
-  }
-  return [...found.entries()].sort(([a], [b]) => a - b).map(([, x]) => x);
+    out.push({ first: first!, count });
+  });
+  out.sort((a, b) => a.first.cluster.index - b.first.cluster.index);
+  found.set(m, out);
+  return out;
 }
 
 /** `cluster "west" (clusters[3]) on network "dc2"` and `it imports Service "prod/web" from cluster "east" (…) on network "dc1"`. */

@@ -7,8 +7,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RULES } from '../../lib/check';
 import { overlappingPairs, type Ipv4Range } from '../../lib/check/ipv4';
+import { crossNetworkExchanges } from '../../lib/check/networks';
+import { memberClusters, networkOf, objects, strings } from '../../lib/check/util';
+import type { ClusterSetProps } from '../../lib/model';
 import { isDashPrefixPair } from '../../lib/names';
-import { cluster, minimalModel } from '../helpers/models';
+import { cluster, minimalModel, service, type ModelDraft } from '../helpers/models';
 
 /** A small deterministic generator, so that failures reproduce. */
 function random(seed: number): () => number {
@@ -123,6 +126,97 @@ test('GIVEN 5,000 and 20,000 members WHEN the dash-prefix rule runs THEN its map
     large.count / small.count < 4.5,
     `lookups grew ×${(large.count / small.count).toFixed(1)} for ×4 members`,
   );
+});
+
+/** The exchanges as the rule first computed them: every (Service, exporter, member) visited. */
+function bruteExchanges(
+  m: ClusterSetProps,
+): { cluster: string; partner: string; service: string; exports: boolean; count: number }[] {
+  const members = memberClusters(m);
+  const byId = new Map(members.map((c) => [c.value.id, c]));
+  const found = new Map<
+    number,
+    { cluster: string; partner: string; service: string; exports: boolean; count: number }
+  >();
+  const note = (
+    c: (typeof members)[number],
+    p: (typeof members)[number],
+    service: string,
+    exports: boolean,
+  ) => {
+    const seen = found.get(c.index);
+    if (seen) seen.count++;
+    else found.set(c.index, { cluster: c.value.id, partner: p.value.id, service, exports, count: 1 });
+  };
+  for (const s of objects(m.services, 'services')) {
+    const service = `${s.value.namespace}/${s.value.name}`;
+    for (const id of new Set(strings(s.value.exportedFrom, '').map((e) => e.value))) {
+      const exporter = byId.get(id);
+      if (!exporter) continue;
+      for (const other of members) {
+        if (networkOf(other.value) === networkOf(exporter.value)) continue;
+        note(exporter, other, service, true);
+        note(other, exporter, service, false);
+      }
+    }
+  }
+  return [...found.entries()].sort(([a], [b]) => a - b).map(([, x]) => x);
+}
+
+function randomNetworkModel(rnd: () => number, clusters: number, services: number): ModelDraft {
+  const m = minimalModel();
+  const ids = Array.from({ length: clusters }, (_, i) => `c${i}`);
+  m.clusters = ids.map((id, i) => cluster(id, i + 1, { network: `n${Math.floor(rnd() * 3)}` }));
+  m.leader = ids[0]!;
+  m.members = ids.filter(() => rnd() < 0.9);
+  m.services = Array.from({ length: services }, (_, i) =>
+    service(
+      'ns',
+      `s${i}`,
+      Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => ids[Math.floor(rnd() * ids.length)]!),
+    ),
+  );
+  return m;
+}
+
+test('GIVEN random ClusterSets on several networks WHEN exchanges are counted THEN each member gets the count and the first exchange that visiting every triple gives', () => {
+  const rnd = random(23);
+  let exchanging = 0;
+  for (let round = 0; round < 200; round++) {
+    const m = randomNetworkModel(rnd, 1 + Math.floor(rnd() * 8), Math.floor(rnd() * 6));
+    const got = crossNetworkExchanges(m).map((x) => ({
+      cluster: x.first.cluster.value.id,
+      partner: x.first.partner.value.id,
+      service: x.first.service,
+      exports: x.first.exports,
+      count: x.count,
+    }));
+    assert.equal(got, bruteExchanges(m), JSON.stringify(m));
+    if (got.length > 0) exchanging++;
+  }
+  assert.ok(exchanging > 50, `only ${exchanging} of 200 random sets exchange across networks`);
+});
+
+test('GIVEN ×4 members and ×4 Services WHEN exchanges are counted THEN Map lookups grow ×4 or so, not ×16', () => {
+  const lookups = (members: number, services: number): number => {
+    const m = randomNetworkModel(random(5), members, services);
+    const get = Map.prototype.get;
+    let count = 0;
+    Map.prototype.get = function (this: Map<unknown, unknown>, k: unknown) {
+      count++;
+      return get.call(this, k);
+    };
+    try {
+      crossNetworkExchanges(m);
+    } finally {
+      Map.prototype.get = get;
+    }
+    return count;
+  };
+  const small = lookups(100, 100);
+  const large = lookups(400, 400);
+  assert.ok(small > 0);
+  assert.ok(large / small < 5, `lookups grew ×${(large / small).toFixed(1)}`);
 });
 
 test.run();
