@@ -265,8 +265,15 @@ day2(
       }
       const ks = (id: string) => `${plan.clusterSetId}-${id}`;
       assert.equal(stored.get(ks('hub')), [], 'the leader waits for nothing');
-      for (const m of plan.members)
-        assert.equal(stored.get(ks(m.id)), [ks('hub')], `${m.id} waits for the leader`);
+      for (const m of plan.members) {
+        // The member's Tiers have a Kustomization of their own, which the rest of its bundle waits for.
+        assert.equal(stored.get(`${ks(m.id)}.tiers`), [], `${m.id}'s Tiers wait for nothing`);
+        assert.equal(
+          stored.get(ks(m.id)),
+          [ks('hub'), `${ks(m.id)}.tiers`],
+          `${m.id} waits for the leader and its Tiers`,
+        );
+      }
     } finally {
       await stopAll();
       fs.rmSync(before, { recursive: true, force: true });
