@@ -177,7 +177,7 @@ export const diffCommand: CommandModule<object, DiffArgs> = {
       }),
   handler: async (a) => {
     // Exit 2 when nothing could be compared, so that 1 (with --exit-code) always means changes.
-    const r = await compileModelFile(a.model, { consequence: 'nothing was compared', problemExit: 2 });
+    const r = await compileModelFile(a.model, { consequence: 'nothing was compared' });
     if (!r) return;
     const label = `${a.out.replace(/\/+$/, '')}/`;
     let before: OutTree;

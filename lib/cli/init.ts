@@ -12,6 +12,7 @@ import { compile } from '../compile';
 import { formatDiagnostic } from '../diagnostics';
 import { MODEL_FILE, packageNameFrom, scaffold } from '../init';
 import { loadModel } from '../load';
+import { EXIT_MODEL } from './model';
 import { writeOut } from './write';
 
 interface InitArgs {
@@ -88,7 +89,7 @@ export const initCommand: CommandModule<object, InitArgs> = {
       process.stderr.write(
         `clusterset: ${dir} already has ${existing.join(', ')}; nothing was written (use --force to overwrite)\n`,
       );
-      process.exitCode = 1;
+      process.exitCode = EXIT_MODEL;
       return;
     }
     // Compile the starter before writing anything, so a bad --set-id costs nothing.
@@ -105,7 +106,7 @@ export const initCommand: CommandModule<object, InitArgs> = {
         `clusterset: the starter model does not compile with these options; nothing was written:\n`,
       );
       for (const d of result.diagnostics) process.stderr.write(`  ${formatDiagnostic(d)}\n`);
-      process.exitCode = 1;
+      process.exitCode = EXIT_MODEL;
       return;
     }
     for (const [rel, content] of files) {

@@ -12,11 +12,22 @@ import { explainCommand } from './explain';
 import { initCommand } from './init';
 import { reconcileCommand } from './reconcile';
 import { tokenCommand } from './token';
-import { compileModelFile } from './model';
+import { REPORT_FORMATS, compileModelFile, type ReportFormat } from './model';
 import { WriteError, planWrite, writeOut } from './write';
 
-/** Exit status of a failed write to the output directory (sysexits EX_IOERR). */
+/**
+ * Exit statuses, the same for every command: 0 ok; 1 findings (a stale out/, changes with
+ * `diff --exit-code`); 2 usage or model errors (EXIT_MODEL); 70 a bug; 74 a failed write
+ * (sysexits EX_IOERR).
+ */
+export const EXIT_USAGE = 2;
 export const EXIT_IO = 74;
+
+const FORMAT_OPTION = {
+  choices: REPORT_FORMATS,
+  default: 'text' as ReportFormat,
+  describe: 'how problems are reported: text, json (stdout) or github (annotations on stdout)',
+} as const;
 
 function progress(enabled: boolean): (stage: string) => void {
   const t0 = performance.now();
@@ -54,10 +65,16 @@ export async function main(argv: string[]): Promise<void> {
             type: 'boolean',
             default: false,
             describe: 'write nothing; exit 1 if the output directory is stale',
-          }),
+          })
+          .option('format', FORMAT_OPTION)
+          .example('$0 synth', 'render clusterset.ts into out/')
+          .example('$0 synth --check', 'in CI: exit 1 when out/ is not what the model renders')
+          .example('$0 synth --format github', 'in GitHub Actions: model problems as annotations'),
       async (a) => {
+        const format = a.format as ReportFormat;
         const r = await compileModelFile(a.model, {
           consequence: 'nothing was written',
+          format,
           onStage: progress(a.progress),
         });
         if (!r) return;
@@ -87,6 +104,11 @@ export async function main(argv: string[]): Promise<void> {
         }
         const p = writeOut(outDir, r.files);
         if (p.recovered) process.stderr.write(`clusterset: ${a.out}/: ${p.recovered}.\n`);
+        if (format === 'json') {
+          const counts = { written: p.write.length, unchanged: p.unchanged.length, pruned: p.prune.length };
+          process.stdout.write(`${JSON.stringify({ ok: true, diagnostics: [], files: counts })}\n`);
+          return;
+        }
         process.stdout.write(
           `${summary(r)}: ${p.write.length} files written, ${p.unchanged.length} unchanged, ${p.prune.length} pruned (${a.out}/)\n`,
         );
@@ -95,13 +117,21 @@ export async function main(argv: string[]): Promise<void> {
     .command(
       'validate [model]',
       'check the model and the rendered output without writing anything',
-      (y) => y.positional('model', { type: 'string', default: 'clusterset.ts' }),
+      (y) =>
+        y
+          .positional('model', { type: 'string', default: 'clusterset.ts' })
+          .option('format', FORMAT_OPTION)
+          .example('$0 validate --format json', 'every diagnostic as JSON on stdout'),
       async (a) => {
+        const format = a.format as ReportFormat;
         const r = await compileModelFile(a.model, {
           consequence: 'nothing was checked',
+          format,
           onStage: progress(a.progress),
         });
-        if (r) process.stdout.write(`${a.model} is valid: ${summary(r)}, ${r.files.size} files.\n`);
+        if (!r) return;
+        if (format === 'json') process.stdout.write(`${JSON.stringify({ ok: true, diagnostics: [] })}\n`);
+        else process.stdout.write(`${a.model} is valid: ${summary(r)}, ${r.files.size} files.\n`);
       },
     )
     .command(diffCommand)
@@ -117,7 +147,7 @@ export async function main(argv: string[]): Promise<void> {
       if (err) throw err;
       y.showHelp();
       process.stderr.write(`\n${msg}\n`);
-      process.exitCode = 1;
+      process.exitCode = EXIT_USAGE;
     })
     .help()
     .parseAsync();

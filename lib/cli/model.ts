@@ -1,7 +1,11 @@
 /**
  * Loading and checking the model for every command, so that each one reports a broken model the
- * same way: `clusterset: cannot load …` (exit 2), or every diagnostic at once with what the command
- * did not do because of them.
+ * same way: `clusterset: cannot load …`, or every diagnostic at once with what the command did not
+ * do because of them; exit 2 either way (EXIT_MODEL).
+ *
+ * Formats: `text` (stderr), `json` (one object on stdout: `{ok, diagnostics: [{rule, path, message,
+ * fix}]}`), `github` (the text on stderr, plus one `::error` workflow command per diagnostic on
+ * stdout, which GitHub Actions shows as annotations on the model file).
  */
 import type { CompileResult } from '../compile';
 import { compile } from '../compile';
@@ -13,36 +17,65 @@ import type { ClusterSetProps } from '../model';
 import type { Plan } from '../plan';
 import { plan as makePlan } from '../plan';
 
+/** Exit status of a model that cannot be loaded or has problems. */
+export const EXIT_MODEL = 2;
+
+export type ReportFormat = 'text' | 'json' | 'github';
+export const REPORT_FORMATS: readonly ReportFormat[] = ['text', 'json', 'github'];
+
 export interface ModelOptions {
   /** What the command did not do, e.g. "nothing was written". */
   readonly consequence: string;
-  /** Exit code for a model with problems. @default 1 */
-  readonly problemExit?: number;
+  /** How diagnostics are reported. @default 'text' */
+  readonly format?: ReportFormat;
   /** Called at each compile stage (for --progress). */
   readonly onStage?: (stage: string) => void;
 }
 
-async function load(file: string): Promise<{ input: unknown } | undefined> {
+async function load(file: string, o: ModelOptions): Promise<{ input: unknown } | undefined> {
   try {
     return { input: await loadModelFile(file) };
   } catch (e) {
-    process.stderr.write(`clusterset: cannot load ${file}: ${(e as Error).message}\n`);
-    process.exitCode = 2;
+    const message = (e as Error).message;
+    if (o.format === 'json') {
+      const d: Diagnostic = { rule: 'model-load', path: '', message, fix: 'make the model file load' };
+      process.stdout.write(`${JSON.stringify({ ok: false, diagnostics: [d] })}\n`);
+    } else {
+      process.stderr.write(`clusterset: cannot load ${file}: ${message}\n`);
+      if (o.format === 'github') process.stdout.write(`${annotation(file, 'model-load', message)}\n`);
+    }
+    process.exitCode = EXIT_MODEL;
     return undefined;
   }
 }
 
+/** GitHub's workflow-command escaping: `%`, CR and LF in data; also `:` and `,` in properties. */
+const escapeData = (s: string): string => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+const escapeProperty = (s: string): string => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+
+/** `::error file=<model>,title=<rule>::<text>`: an annotation on the model file. */
+export function annotation(file: string, rule: string, text: string): string {
+  return `::error file=${escapeProperty(file)},title=${escapeProperty(rule)}::${escapeData(text)}`;
+}
+
 function reportProblems(file: string, ds: readonly Diagnostic[], o: ModelOptions): void {
+  process.exitCode = EXIT_MODEL;
+  if (o.format === 'json') {
+    process.stdout.write(`${JSON.stringify({ ok: false, diagnostics: ds })}\n`);
+    return;
+  }
   process.stderr.write(
     `clusterset: ${ds.length} problem${ds.length === 1 ? '' : 's'} in ${file}; ${o.consequence}:\n`,
   );
   for (const d of ds) process.stderr.write(`  ${formatDiagnostic(d)}\n`);
-  process.exitCode = o.problemExit ?? 1;
+  if (o.format === 'github') {
+    for (const d of ds) process.stdout.write(`${annotation(file, d.rule, formatDiagnostic(d))}\n`);
+  }
 }
 
 /** The compiled model, or undefined after reporting why there is none. */
 export async function compileModelFile(file: string, o: ModelOptions): Promise<CompileResult | undefined> {
-  const loaded = await load(file);
+  const loaded = await load(file, o);
   if (!loaded) return undefined;
   const r = compile(loaded.input, o.onStage);
   if (r.diagnostics.length === 0) return r;
@@ -55,7 +88,7 @@ export async function compileModelFile(file: string, o: ModelOptions): Promise<C
  * commands that explain the model rather than its output.
  */
 export async function planModelFile(file: string, o: ModelOptions): Promise<Plan | undefined> {
-  const loaded = await load(file);
+  const loaded = await load(file, o);
   if (!loaded) return undefined;
   const ds = checkModel(loaded.input);
   if (ds.length === 0) return makePlan(loaded.input as ClusterSetProps);

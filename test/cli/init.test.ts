@@ -106,7 +106,7 @@ test('GIVEN a scaffolded directory WHEN init runs again THEN it refuses and chan
   const before = fs.readFileSync(path.join(repo, MODEL_FILE), 'utf8');
   fs.writeFileSync(path.join(repo, MODEL_FILE), `${before}// edited\n`);
   const r = run(bin, ['init', repo], repo);
-  assert.is(r.status, 1);
+  assert.is(r.status, 2);
   assert.match(r.stderr, /already has package\.json, tsconfig\.json, clusterset\.ts/);
   assert.match(fs.readFileSync(path.join(repo, MODEL_FILE), 'utf8'), /\/\/ edited\n$/);
 });
@@ -114,7 +114,7 @@ test('GIVEN a scaffolded directory WHEN init runs again THEN it refuses and chan
 test('GIVEN an invalid ClusterSet ID WHEN init runs THEN it reports the model path and writes nothing', () => {
   const dir = freshRepo();
   const r = run(bin, ['init', dir, '--set-id', 'Not_Valid'], dir);
-  assert.is(r.status, 1);
+  assert.is(r.status, 2);
   assert.match(r.stderr, /clusterSetId: .*Not_Valid/);
   assert.equal(fs.readdirSync(dir), ['.git']);
 });

@@ -111,7 +111,7 @@ test('GIVEN a cluster ID with a Cyrillic look-alike letter WHEN synth runs THEN 
   m.members = ['e\u0430st', 'west'];
   m.services![0]!.exportedFrom = ['west'];
   const r = synth('lookalike.json', JSON.stringify(m));
-  assert.is(r.status, 1, r.stderr);
+  assert.is(r.status, 2, r.stderr);
   assert.match(r.stderr, /"e\\u0430st"/);
   assert.not.match(r.stderr, /e\u0430st/, 'never the raw look-alike');
 });
@@ -120,7 +120,7 @@ test('GIVEN an unknown key of 5 MB WHEN synth runs THEN its path is cut, and so 
   const m = minimalModel() as unknown as Record<string, unknown>;
   m['k'.repeat(5_000_000)] = 1;
   const r = synth('huge-key.json', JSON.stringify(m));
-  assert.is(r.status, 1, r.stderr.slice(0, 500));
+  assert.is(r.status, 2, r.stderr.slice(0, 500));
   assert.match(r.stderr, /\["k{40}\.\.\." \(5000000 characters\)\]/);
   for (const line of r.stderr.split('\n'))
     assert.ok(line.length < 4000, `a line of ${line.length} characters`);

@@ -86,12 +86,12 @@ test('fails and leaves out/ untouched GIVEN a broken model, with every diagnosti
     .replace("name: 'cart',", "name: 'cart-service-with-a-name-that-is-much-too-long-for-antrea',");
   fs.writeFileSync(path.join(dir, 'broken.ts'), broken);
   const r = run(['synth', 'broken.ts'], dir);
-  assert.is(r.status, 1);
+  assert.is(r.status, 2);
   assert.match(r.stderr, /nothing was written/);
   assert.match(r.stderr, /clusters\[1\]\.id/);
   assert.match(r.stderr, /services\[0\]\.name/);
   assert.equal(snapshot(path.join(dir, 'out')), before);
-  assert.is(run(['validate', 'broken.ts'], dir).status, 1);
+  assert.is(run(['validate', 'broken.ts'], dir).status, 2);
 });
 
 test('fails GIVEN --check WHEN out/ is stale, naming the stale file, and writes nothing', () => {

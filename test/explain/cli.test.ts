@@ -63,7 +63,7 @@ test('fails GIVEN a broken model, printing every diagnostic with its model path'
     .replace("tier: 'application',", "tier: 'no-such-tier',");
   fs.writeFileSync(path.join(dir, 'broken.ts'), broken);
   const r = run(['explain', 'broken.ts'], dir);
-  assert.is(r.status, 1);
+  assert.is(r.status, 2);
   assert.is(r.stdout, '');
   assert.match(r.stderr, /problems? in broken\.ts; nothing to explain/);
   assert.match(r.stderr, /clusters\[1\]\.id/);
