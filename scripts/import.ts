@@ -138,7 +138,31 @@ function generate(into: string): void {
     ],
     { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
   );
-  fs.writeFileSync(path.join(into, 'model.schema.json'), JSON.stringify(JSON.parse(schema), null, 2) + '\n');
+  const model = JSON.parse(schema) as unknown;
+  proseDefaultsToDescriptions(model);
+  fs.writeFileSync(path.join(into, 'model.schema.json'), JSON.stringify(model, null, 2) + '\n');
+}
+
+/**
+ * `@default - prose` in lib/model.ts documents what happens when a field is unset; the schema
+ * generator copies it into `default`, which editors then offer as a completion value. Prose moves to
+ * the end of the description (`Default: …`); real values (`'2.7.0'`, `5m`) stay defaults.
+ */
+function proseDefaultsToDescriptions(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const x of node) proseDefaultsToDescriptions(x);
+    return;
+  }
+  if (typeof node !== 'object' || node === null) return;
+  const n = node as Record<string, unknown>;
+  const d = n.default;
+  if (typeof d === 'string' && (d.startsWith('- ') || d.includes(' - '))) {
+    const prose = d.startsWith('- ') ? d.slice(2) : d;
+    const description = typeof n.description === 'string' ? `${n.description.replace(/\.?\s*$/, '.')} ` : '';
+    n.description = `${description}Default: ${prose}.`;
+    delete n.default;
+  }
+  for (const v of Object.values(n)) proseDefaultsToDescriptions(v);
 }
 
 function listFiles(dir: string): string[] {

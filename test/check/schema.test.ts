@@ -157,4 +157,27 @@ test('GIVEN a schema with anyOf WHEN a value matches no branch THEN one diagnost
   assert.equal(check({ port: 80, peer: { cidr: '10.0.0.0/8' }, other: 'x' }), []);
 });
 
+test('GIVEN the generated model schema WHEN its defaults are read THEN each is a value an editor may offer, never prose', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const schema = require('../../generated/model.schema.json') as unknown;
+  const defaults: [string, unknown][] = [];
+  const walk = (n: unknown, p: string): void => {
+    if (Array.isArray(n)) n.forEach((x, i) => walk(x, `${p}[${i}]`));
+    else if (typeof n === 'object' && n !== null) {
+      const o = n as Record<string, unknown>;
+      if ('default' in o) defaults.push([p, o.default]);
+      for (const [k, v] of Object.entries(o)) walk(v, `${p}/${k}`);
+    }
+  };
+  walk(schema, '');
+  assert.ok(defaults.length > 10, 'real defaults stay');
+  for (const [p, d] of defaults) {
+    if (typeof d === 'string') assert.not.match(d, /^- | - /, `${p}: ${d}`);
+  }
+  const network = (
+    schema as { definitions: Record<string, { properties: Record<string, { description: string }> }> }
+  ).definitions.ClusterProps!.properties.network!;
+  assert.match(network.description, /Default: the cluster shares the single default network/);
+});
+
 test.run();
