@@ -30,6 +30,12 @@ function git(dir: string, args: string[]): string | undefined {
   return r.status === 0 && r.stdout.trim() !== '' ? r.stdout.trim() : undefined;
 }
 
+/** `user@host:path` (git's scp-like syntax) as `ssh://user@host/path`; any other URL as it is. */
+export function sshUrl(url: string): string {
+  const m = /^([\w.+-]+@[^:/\s]+):(?!\/\/)(.+)$/.exec(url);
+  return m ? `ssh://${m[1]}/${m[2]!.replace(/^\/+/, '')}` : url;
+}
+
 /**
  * How the scaffold depends on clusterset when `--from` does not say: the way this copy was obtained.
  * A git checkout with an https or ssh origin gives `git+<origin>#<commit>` (exactly this code); an
@@ -42,10 +48,8 @@ export function ownSpec(root = path.join(__dirname, '..', '..')): { spec: string
   if (!fs.existsSync(path.join(root, '.git'))) return { spec: range };
   const origin = git(root, ['remote', 'get-url', 'origin']);
   const commit = git(root, ['rev-parse', 'HEAD']);
-  if (origin && commit && /^(https:\/\/|ssh:\/\/|git@)/.test(origin)) {
-    const url = origin.startsWith('git@') ? `ssh://${origin.replace(':', '/')}` : origin;
-    return { spec: `git+${url}#${commit}` };
-  }
+  const url = origin === undefined ? undefined : sshUrl(origin);
+  if (url && commit && /^(https:\/\/|ssh:\/\/)/.test(url)) return { spec: `git+${url}#${commit}` };
   return {
     spec: range,
     note: `clusterset runs from a checkout without an https or ssh origin; package.json asks for ${range}: pass --from to say where to install it from`,
@@ -75,7 +79,10 @@ export const initCommand: CommandModule<object, InitArgs> = {
   handler: (a) => {
     const dir = path.resolve(a.dir);
     const origin = git(dir, ['remote', 'get-url', 'origin']);
-    const repoURL = a['repo-url'] ?? origin ?? `https://git.example.com/platform/${path.basename(dir)}.git`;
+    // Argo CD and Flux need an ssh:// URL where git remotes often say user@host:path.
+    const given = a['repo-url'] ?? origin;
+    const repoURL =
+      given !== undefined ? sshUrl(given) : `https://git.example.com/platform/${path.basename(dir)}.git`;
     const own = a.from === undefined ? ownSpec() : { spec: a.from };
     const files = scaffold({
       packageName: packageNameFrom(path.basename(dir)),

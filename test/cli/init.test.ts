@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ownSpec } from '../../lib/cli/init';
+import { ownSpec, sshUrl } from '../../lib/cli/init';
 import { MODEL_FILE, WORKFLOW_FILE, packageNameFrom, scaffold } from '../../lib/init';
 import { loadYaml } from '../../lib/yaml';
 
@@ -136,6 +136,25 @@ test('GIVEN clusterset from a git checkout WHEN init picks the dependency THEN i
   assert.equal(ownSpec(dir), { spec: `git+https://git.example.com/platform/clusterset.git#${sha}` });
   fs.rmSync(path.join(dir, '.git'), { recursive: true });
   assert.equal(ownSpec(dir), { spec: '^1.2.3' }, 'an installed package asks for its version');
+});
+
+test('GIVEN a repository whose origin is an scp-like git@host:path WHEN init runs THEN the model reads it as an ssh:// URL and renders', () => {
+  const dir = freshRepo();
+  run('git', ['remote', 'add', 'origin', 'git@git.example.com:team/fleet.git'], dir);
+  const r = run(bin, ['init', dir, '--set-id', 'fleet', '--from', `file:${root}`], dir);
+  assert.is(r.status, 0, r.stderr);
+  assert.match(
+    fs.readFileSync(path.join(dir, MODEL_FILE), 'utf8'),
+    /repoURL: 'ssh:\/\/git@git\.example\.com\/team\/fleet\.git'/,
+  );
+  assert.ok(fs.existsSync(path.join(dir, 'out', 'clusters')));
+});
+
+test('sshUrl() rewrites scp-like remotes only', () => {
+  assert.is(sshUrl('git@github.com:org/repo.git'), 'ssh://git@github.com/org/repo.git');
+  assert.is(sshUrl('deploy@git.internal:/srv/git/fleet.git'), 'ssh://deploy@git.internal/srv/git/fleet.git');
+  assert.is(sshUrl('https://github.com/org/repo.git'), 'https://github.com/org/repo.git');
+  assert.is(sshUrl('ssh://git@github.com/org/repo.git'), 'ssh://git@github.com/org/repo.git');
 });
 
 test('scaffold() is deterministic and package names are valid npm names', () => {
