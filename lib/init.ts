@@ -198,8 +198,10 @@ jobs:
         env:
           GH_TOKEN: \${{ github.token }}
           PR: \${{ github.event.pull_request.number }}
+      - name: The model type-checks
+        run: npm run typecheck
       - name: out/ is up to date
-        run: npx clusterset synth ${MODEL_FILE} --check
+        run: npx clusterset synth ${MODEL_FILE} --check --format github
 `;
 }
 

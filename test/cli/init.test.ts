@@ -95,7 +95,10 @@ test('GIVEN the CI workflow WHEN parsed THEN it checks out/ and posts the markdo
   const checkout = steps.find((s) => s.uses?.startsWith('actions/checkout'));
   assert.is(checkout?.with?.['fetch-depth'], 0, 'diff --base needs the base branch history');
   const runs = steps.map((s) => s.run ?? '');
-  assert.ok(runs.some((r) => r.includes(`clusterset synth ${MODEL_FILE} --check`)));
+  assert.ok(runs.some((r) => r.includes(`clusterset synth ${MODEL_FILE} --check --format github`)));
+  const typecheck = steps.find((s) => s.run === 'npm run typecheck');
+  assert.ok(typecheck, 'CI type-checks the model');
+  assert.is(typecheck.if, undefined, 'on pushes and pull requests alike');
   const diff = steps.find((s) => s.run?.includes('clusterset diff'));
   assert.match(diff?.run ?? '', /--base "origin\/\$BASE_REF" --format markdown/);
   assert.is(diff?.if, "github.event_name == 'pull_request'");
