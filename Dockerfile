@@ -12,7 +12,8 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
-RUN npm ci
+# --ignore-scripts: the package's `prepare` (build:js) needs the sources, copied below.
+RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/build-js.ts scripts/
 COPY crds crds
@@ -24,7 +25,7 @@ RUN npm run build:js
 FROM node:20-bookworm-slim AS deps
 WORKDIR /src
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev && npm cache clean --force
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 
 # Runtime: package files, production node_modules and the compiled output; nothing else.
 FROM node:20-bookworm-slim

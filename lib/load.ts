@@ -84,7 +84,18 @@ function readData(abs: string, ext: string): unknown {
   return value;
 }
 
+/**
+ * TypeScript models load through tsx's CommonJS loader: already there when clusterset runs from its
+ * sources, registered here on first use when it runs compiled (the installed package).
+ */
+function loadTypeScript(abs: string): void {
+  if (!/\.[cm]?ts$/.test(abs) || require.extensions['.ts']) return;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  require('tsx/cjs');
+}
+
 function exported(file: string, abs: string): unknown {
+  loadTypeScript(abs);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const mod = require(abs) as Record<string, unknown>;
   const value = mod.default ?? mod.clusterSet;

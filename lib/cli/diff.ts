@@ -15,7 +15,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CommandModule } from 'yargs';
 import type { DiffFormat } from '../diff';
-import { diffTrees, formatDiff, formatSummaryText, impact, isEmpty } from '../diff';
+import type * as Diff from '../diff';
 import { INDEX_FILE } from '../emit';
 import { compileModelFile } from './model';
 
@@ -137,6 +137,8 @@ function describeSource(label: string, t: OutTree): string {
 /** The impact summary of a stale out/ (text), for `synth --check`; empty when nothing differs. */
 export function staleSummary(outDir: string, files: ReadonlyMap<string, string>): string {
   const before = readOutDir(outDir).files;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { diffTrees, formatSummaryText, impact } = require('../diff') as typeof Diff;
   const d = diffTrees(before, files);
   return formatSummaryText(d, impact(before, files, d));
 }
@@ -192,6 +194,8 @@ export const diffCommand: CommandModule<object, DiffArgs> = {
     }
     const beforeLabel = a.base !== undefined ? `${label} at ${a.base}` : label;
     process.stderr.write(`clusterset: ${describeSource(beforeLabel, before)}\n`);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { diffTrees, formatDiff, impact, isEmpty } = require('../diff') as typeof Diff;
     const d = diffTrees(before.files, r.files);
     const i = impact(before.files, r.files, d);
     process.stdout.write(formatDiff(a.format, d, i, { before: beforeLabel, after: a.model }));

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CommandModule } from 'yargs';
-import { compile } from '../compile';
+import type * as Compile from '../compile';
 import { formatDiagnostic } from '../diagnostics';
 import { MODEL_FILE, packageNameFrom, scaffold } from '../init';
 import { loadModel } from '../load';
@@ -104,6 +104,8 @@ export const initCommand: CommandModule<object, InitArgs> = {
     let result;
     try {
       fs.writeFileSync(path.join(scratch, MODEL_FILE), files.get(MODEL_FILE) ?? '');
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { compile } = require('../compile') as typeof Compile;
       result = compile(loadModel(path.join(scratch, MODEL_FILE)));
     } finally {
       fs.rmSync(scratch, { recursive: true, force: true });

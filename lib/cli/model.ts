@@ -8,8 +8,8 @@
  * stdout, which GitHub Actions shows as annotations on the model file).
  */
 import type { CompileResult } from '../compile';
-import { compile } from '../compile';
-import { checkModel } from '../check';
+import type * as Compile from '../compile';
+import type * as Check from '../check';
 import type { Diagnostic } from '../diagnostics';
 import { formatDiagnostic } from '../diagnostics';
 import { loadModelFile } from '../load';
@@ -77,6 +77,9 @@ function reportProblems(file: string, ds: readonly Diagnostic[], o: ModelOptions
 export async function compileModelFile(file: string, o: ModelOptions): Promise<CompileResult | undefined> {
   const loaded = await load(file, o);
   if (!loaded) return undefined;
+  // Loaded when a command needs it, so that --help and light commands start fast.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { compile } = require('../compile') as typeof Compile;
   const r = compile(loaded.input, o.onStage);
   if (r.diagnostics.length === 0) return r;
   reportProblems(file, r.diagnostics, o);
@@ -90,6 +93,8 @@ export async function compileModelFile(file: string, o: ModelOptions): Promise<C
 export async function planModelFile(file: string, o: ModelOptions): Promise<Plan | undefined> {
   const loaded = await load(file, o);
   if (!loaded) return undefined;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { checkModel } = require('../check') as typeof Check;
   const ds = checkModel(loaded.input);
   if (ds.length === 0) return makePlan(loaded.input as ClusterSetProps);
   reportProblems(file, ds, o);

@@ -4,7 +4,7 @@
  * lib/token.ts. It prints what it did, never the token.
  */
 import type { Argv, CommandModule } from 'yargs';
-import { copyMemberToken, describeCopy, TokenError } from '../token';
+import type * as Token from '../token';
 import { planModelFile } from './model';
 
 interface TokenArgs {
@@ -44,6 +44,9 @@ export const tokenCommand: CommandModule<object, TokenArgs> = {
   handler: async (a) => {
     const plan = await planModelFile(a.model, { consequence: 'nothing was copied' });
     if (!plan) return;
+    // @kubernetes/client-node is loaded only for this command.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { copyMemberToken, describeCopy, TokenError } = require('../token') as typeof Token;
     try {
       const result = await copyMemberToken({
         plan,
