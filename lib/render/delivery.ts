@@ -21,6 +21,7 @@ import {
   renderRootKustomization,
 } from './flux';
 import type { Bundles, K8sObject } from './index';
+import { withOwnership } from './util';
 
 /** Delivery objects per output folder, relative to out/ (`argocd`, `argocd/apps`, `flux`). */
 export type DeliveryFolders = Map<string, K8sObject[]>;
@@ -42,7 +43,10 @@ export function renderDelivery(plan: Plan, bundles: Bundles): DeliveryFolders {
     body(chart);
     folders.set(
       name,
-      chart.node.children.filter(ApiObject.isApiObject).map((o) => o.toJson() as K8sObject),
+      withOwnership(
+        chart.node.children.filter(ApiObject.isApiObject).map((o) => o.toJson() as K8sObject),
+        plan.clusterSetId,
+      ),
     );
   };
   // Only clusters that get a bundle get delivered.

@@ -26,6 +26,7 @@ import { renderServiceImport } from './service-imports';
 import { renderServiceExport } from './service-exports';
 import { renderStretchedPolicy } from './stretched-policies';
 import { renderTier } from './tiers';
+import { withOwnership } from './util';
 
 /** A rendered Kubernetes object, as plain JSON. */
 export type K8sObject = {
@@ -106,7 +107,10 @@ export function render(plan: Plan): Bundles {
     if (cluster.isMember) renderMember(chart, plan, cluster);
     bundles.set(
       cluster.id,
-      chart.node.children.filter(ApiObject.isApiObject).map((o) => o.toJson() as K8sObject),
+      withOwnership(
+        chart.node.children.filter(ApiObject.isApiObject).map((o) => o.toJson() as K8sObject),
+        plan.clusterSetId,
+      ),
     );
   }
   return bundles;

@@ -31,7 +31,7 @@ import type { TierProps } from '../model';
 import type { Plan, PlannedCluster } from '../plan';
 import { memberConfig } from './member-config';
 import { dumpYaml } from '../yaml';
-import { SYNC_WAVE, WAVE_RESTART, constructId, meta } from './util';
+import { PARTIAL_OBJECT, SYNC_WAVE, WAVE_RESTART, constructId, meta } from './util';
 
 /** Antrea's member controller Deployment (YAMLS/antrea-multicluster-member.yml). */
 export const MEMBER_CONTROLLER_DEPLOYMENT = 'antrea-mc-controller';
@@ -77,6 +77,8 @@ export function renderMemberControllerRestart(
         [SYNC_WAVE]: WAVE_RESTART,
         [ARGOCD_SYNC_OPTIONS]: RESTART_SYNC_OPTIONS,
         [FLUX_PRUNE]: 'disabled',
+        // Antrea's Deployment, not ours: no ownership labels (util.ts withOwnership).
+        [PARTIAL_OBJECT]: 'true',
       },
     }),
     spec: {

@@ -22,6 +22,44 @@ export const WAVE_GUARDS = '-1';
  */
 export const WAVE_RESTART = '1';
 
+/** `app.kubernetes.io/managed-by`: every object clusterset renders says so. */
+export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
+export const MANAGED_BY = 'clusterset';
+/** `app.kubernetes.io/part-of`: the ClusterSet ID, on every object clusterset renders. */
+export const PART_OF_LABEL = 'app.kubernetes.io/part-of';
+
+/**
+ * Marks a partial object: a few fields applied server-side onto an object another tool installed
+ * (Antrea's member controller Deployment, member-restart.ts). It is not ours, so it gets no
+ * ownership labels; the marker itself is stripped from the output.
+ */
+export const PARTIAL_OBJECT = 'clusterset/partial-object';
+
+/**
+ * The rendered objects with clusterset's two ownership labels added, so that `kubectl get -l
+ * app.kubernetes.io/managed-by=clusterset` (or `part-of=<ClusterSet ID>`) lists exactly what is
+ * ours; partial objects (PARTIAL_OBJECT) are left without them. A label of the same key that an
+ * object already carries wins (none does today).
+ */
+export function withOwnership<
+  T extends { metadata: { labels?: Record<string, string>; annotations?: Record<string, string> } },
+>(objects: readonly T[], clusterSetId: string): T[] {
+  return objects.map((o) => {
+    if (o.metadata.annotations?.[PARTIAL_OBJECT] !== undefined) {
+      const annotations = { ...o.metadata.annotations };
+      delete annotations[PARTIAL_OBJECT];
+      return { ...o, metadata: { ...o.metadata, annotations } };
+    }
+    return {
+      ...o,
+      metadata: {
+        ...o.metadata,
+        labels: { [MANAGED_BY_LABEL]: MANAGED_BY, [PART_OF_LABEL]: clusterSetId, ...o.metadata.labels },
+      },
+    };
+  });
+}
+
 /** Construct IDs are derived from object identity, never used as names. */
 export function constructId(kind: string, namespace: string | undefined, name: string): string {
   return `${kind}.${namespace ?? '_cluster'}.${name}`;

@@ -105,7 +105,11 @@ function refusals(r: ReturnType<typeof compile>, project: ProjectSpec): string[]
 test('GIVEN delivery WHEN rendered THEN an AppProject named the ClusterSet ID, beside the root Application, holds every Application', () => {
   const f = deliveryOf(withDelivery(minimalModel()));
   const project = only(f.get('argocd') ?? [], 'AppProject');
-  assert.equal(project.metadata, { name: 'test-set', namespace: 'argocd' });
+  assert.equal(project.metadata, {
+    name: 'test-set',
+    namespace: 'argocd',
+    labels: { 'app.kubernetes.io/managed-by': 'clusterset', 'app.kubernetes.io/part-of': 'test-set' },
+  });
   assert.equal(
     f.get('argocd/apps')?.filter((o) => o.kind === 'AppProject'),
     [],

@@ -52,7 +52,11 @@ test('GIVEN a model without delivery WHEN rendered THEN no Argo CD or Flux objec
 
 test('GIVEN delivery WHEN rendered THEN a root Application whose source is the folder of the per-cluster Applications', () => {
   const root = only(folders(withDelivery(minimalModel())).get('argocd') ?? [], 'Application');
-  assert.equal(root.metadata, { name: 'test-set', namespace: 'argocd' });
+  assert.equal(root.metadata, {
+    name: 'test-set',
+    namespace: 'argocd',
+    labels: { 'app.kubernetes.io/managed-by': 'clusterset', 'app.kubernetes.io/part-of': 'test-set' },
+  });
   assert.equal(spec(root).source, { repoURL: REPO, targetRevision: 'main', path: 'out/argocd/apps' });
   assert.equal(spec(root).destination, { server: 'https://kubernetes.default.svc', namespace: 'argocd' });
   assert.equal(spec(root).syncPolicy.automated, { prune: true, selfHeal: true });

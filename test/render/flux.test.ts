@@ -30,7 +30,11 @@ const ks = (objs: K8sObject[], name: string) => only(objs, 'Kustomization', name
 
 test('GIVEN delivery WHEN rendered THEN a GitRepository named after the ClusterSet on the branch, in flux-system', () => {
   const repo = only(flux(withDelivery(minimalModel(), { branch: 'release' })), 'GitRepository');
-  assert.equal(repo.metadata, { name: 'test-set', namespace: 'flux-system' });
+  assert.equal(repo.metadata, {
+    name: 'test-set',
+    namespace: 'flux-system',
+    labels: { 'app.kubernetes.io/managed-by': 'clusterset', 'app.kubernetes.io/part-of': 'test-set' },
+  });
   assert.equal(repo.spec, { interval: '5m', ref: { branch: 'release' }, url: REPO });
 });
 
