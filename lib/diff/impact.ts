@@ -169,11 +169,19 @@ function sameSet(a: ReadonlySet<string>, b: readonly string[]): boolean {
   return a.size === b.length && b.every((x) => a.has(x));
 }
 
-/** `all 4 members`, `east and west`, `12 clusters (a, b, c, d, e and 7 more)`. */
-function phrase(ids: ReadonlySet<string>, memberSets: readonly (readonly string[])[]): string {
+/**
+ * `all 4 members`, `east and west`, `12 clusters (a, b, c, d, e and 7 more)`. "both" and "all" only
+ * when the clusters are every member of the set after the change, or before it when the set stays
+ * the same: two of three members are named, never "both members".
+ */
+export function phrase(ids: ReadonlySet<string>, memberSets: readonly (readonly string[])[]): string {
   const xs = sorted(ids);
-  if (xs.length === 2 && memberSets.some((m) => sameSet(ids, m))) return 'both members';
-  if (xs.length > 1 && memberSets.some((m) => sameSet(ids, m))) return `all ${xs.length} members`;
+  const [after, before] = memberSets;
+  const everyMember =
+    (after !== undefined && sameSet(ids, after)) ||
+    (before !== undefined && after !== undefined && sameSet(new Set(after), before) && sameSet(ids, before));
+  if (xs.length === 2 && everyMember) return 'both members';
+  if (xs.length > 1 && everyMember) return `all ${xs.length} members`;
   if (xs.length <= 6) return joinAnd(xs);
   return `${xs.length} clusters (${xs.slice(0, 5).join(', ')} and ${xs.length - 5} more)`;
 }

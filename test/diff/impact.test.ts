@@ -16,6 +16,7 @@ import {
   formatText,
   impact,
 } from '../../lib/diff';
+import { phrase } from '../../lib/diff/impact';
 import type { ClusterSetProps } from '../../lib/model';
 import { dumpYaml } from '../../lib/yaml';
 import { policiesModel } from '../helpers/models';
@@ -205,6 +206,14 @@ test('GIVEN names with Mermaid syntax in them THEN labels are escaped and IDs st
   const md = formatMarkdown(diffTrees(new Map(), files(m)), odd, LABELS);
   assert.match(md, 'c_x_20_y ==>|"+ a#34;b#60;c#62;#35;d"| c_z');
   assert.match(md, 'c_x_20_y["x y"]');
+});
+
+test('GIVEN a third member joined WHEN a change touches the first two THEN they are named, never "both members"', () => {
+  const after = ['central', 'east', 'west'];
+  const before = ['east', 'west'];
+  assert.is(phrase(new Set(['east', 'west']), [after, before]), 'east and west');
+  assert.is(phrase(new Set(after), [after, before]), 'all 3 members');
+  assert.is(phrase(new Set(before), [before, before]), 'both members');
 });
 
 test.run();
