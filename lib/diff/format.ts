@@ -178,6 +178,12 @@ export function formatText(diff: TreeDiff, impact: Impact, labels: DiffLabels): 
   if (isEmpty(diff)) return `${noChanges(labels)}\n`;
   const lines = [`clusterset diff ${labels.before} → ${labels.after}: ${headline(impact)}`, '', 'Impact:'];
   for (const l of summaryLines(impact.items)) lines.push(`  - ${l}`);
+  const a = {
+    steps: capped(impact.afterMerge.steps, 'steps'),
+    breaking: capped(impact.afterMerge.breaking, 'breaking changes'),
+  };
+  if (a.breaking.length > 0) lines.push('', 'Breaking:', ...a.breaking.map((l) => `  ! ${l}`));
+  if (a.steps.length > 0) lines.push('', 'After merge:', ...a.steps.map((l) => `  [ ] ${l}`));
   for (const b of shown(diff)) {
     lines.push('', `${bundleTitle(b)}: ${countText(b)}`);
     for (const o of [...b.objects, ...visibleFiles(b)]) {
@@ -193,6 +199,36 @@ export function formatText(diff: TreeDiff, impact: Impact, labels: DiffLabels): 
 export function formatSummaryText(diff: TreeDiff, impact: Impact): string {
   if (isEmpty(diff)) return '';
   return `${[`Impact (${headline(impact)}):`, ...summaryLines(impact.items).map((l) => `  - ${l}`)].join('\n')}\n`;
+}
+
+/** At most MAX_ITEMS_PER_CATEGORY lines, then one that says how many more `--format json` lists. */
+function capped(lines: readonly string[], noun: string): string[] {
+  if (lines.length <= MAX_ITEMS_PER_CATEGORY) return [...lines];
+  return [
+    ...lines.slice(0, MAX_ITEMS_PER_CATEGORY),
+    `… and ${lines.length - MAX_ITEMS_PER_CATEGORY} more ${noun} (--format json lists them all)`,
+  ];
+}
+
+/**
+ * The "after merge" block: breaking changes first, then the manual steps as a checklist. Steps keep
+ * their `code` spans (commands to copy); the rest is escaped.
+ */
+function afterMergeMarkdown(impact: Impact): string[] {
+  const a = {
+    steps: capped(impact.afterMerge.steps, 'steps'),
+    breaking: capped(impact.afterMerge.breaking, 'breaking changes'),
+  };
+  const out: string[] = [];
+  const withCode = (s: string): string =>
+    s
+      .split(/(`[^`]*`)/)
+      .map((part, i) => (i % 2 === 1 ? part : md(part)))
+      .join('');
+  if (a.breaking.length > 0)
+    out.push('#### Breaking', '', ...a.breaking.map((l) => `- :warning: ${withCode(l)}`), '');
+  if (a.steps.length > 0) out.push('#### After merge', '', ...a.steps.map((l) => `- [ ] ${withCode(l)}`), '');
+  return out;
 }
 
 /** Markdown-escapes prose (impact sentences hold label selectors, paths and names). */
@@ -306,6 +342,7 @@ export function formatMarkdown(
     '',
     ...summaryLines(impact.items).map((l) => `- ${md(l)}`),
     '',
+    ...afterMergeMarkdown(impact),
     '#### Per bundle',
     '',
     '| Bundle | Added | Changed | Removed |',
@@ -376,6 +413,7 @@ export function formatJson(diff: TreeDiff, impact: Impact, labels: DiffLabels): 
     touched: impact.touched,
     delivery: impact.delivery,
     impact: impact.items,
+    afterMerge: impact.afterMerge,
     exports: impact.exports,
     bundles: diff.bundles.map((b) => ({
       bundle: b.bundle,

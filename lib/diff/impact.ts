@@ -11,6 +11,7 @@
  * imports; members hold their ClusterSet, controller settings, identity, ServiceExports, Tiers and
  * stretched policies.
  */
+import { type AfterMerge, afterMerge } from './after-merge';
 import * as yaml from 'js-yaml';
 import { cmp } from '../diagnostics';
 import { CLUSTER_ID_ANNOTATION, memberIdentityName } from '../names';
@@ -89,6 +90,8 @@ export interface Impact {
   readonly exports: readonly ExportedService[];
   /** Cluster ID → network, from `network.k8s.io` ClusterProperties (after, else before). */
   readonly networks: Readonly<Record<string, string>>;
+  /** What the change asks of people once merged (after-merge.ts). */
+  readonly afterMerge: AfterMerge;
 }
 
 interface Facts {
@@ -538,6 +541,15 @@ export function impact(
       acc.add('namespaces', `Namespace ${o.name} ${v} {clusters}`, [cluster]);
       return;
     }
+    if (o.kind === 'Deployment' && o.name === 'antrea-mc-controller' && o.change === 'changed') {
+      // The partial Deployment's checksums (render/member-restart.ts): a restart, not a diff to read.
+      acc.add(
+        'member-config',
+        `Antrea's member controller restarts in {clusters} (its Tiers or settings changed)`,
+        [cluster],
+      );
+      return;
+    }
     if (o.kind === 'CustomResourceDefinition') {
       acc.add(
         'crds',
@@ -586,6 +598,12 @@ export function impact(
     delivery: sorted(diff.bundles.filter((b) => b.type === 'delivery').map((b) => b.bundle)),
     items: acc.done(memberSets),
     exports,
+    afterMerge: afterMerge(diff, {
+      ...(leader !== undefined ? { leader } : {}),
+      joined,
+      left,
+      exporters: (service) => sorted(fa.exports.get(service) ?? []),
+    }),
     networks: Object.fromEntries(
       sorted(new Set([...fb.networks.keys(), ...fa.networks.keys()])).map((c) => [
         c,

@@ -19,7 +19,7 @@ import {
 import { phrase } from '../../lib/diff/impact';
 import type { ClusterSetProps } from '../../lib/model';
 import { dumpYaml } from '../../lib/yaml';
-import { policiesModel } from '../helpers/models';
+import { cluster, policiesModel } from '../helpers/models';
 
 const LABELS = { before: 'out/', after: 'clusterset.ts' };
 
@@ -214,6 +214,62 @@ test('GIVEN a third member joined WHEN a change touches the first two THEN they 
   assert.is(phrase(new Set(['east', 'west']), [after, before]), 'east and west');
   assert.is(phrase(new Set(after), [after, before]), 'all 3 members');
   assert.is(phrase(new Set(before), [before, before]), 'both members');
+});
+
+test('GIVEN delivery by Argo CD and Flux WHEN a member joins THEN the after-merge block lists its token, its Argo CD registration and its Flux kubeconfig Secret', () => {
+  const a = policiesModel();
+  a.delivery = {
+    repoURL: 'https://git.example.com/gitops.git',
+    managementCluster: 'hub',
+    argocd: {},
+    flux: {},
+  };
+  const b = structuredClone(a);
+  b.clusters.push(cluster('north', 3));
+  b.members.push('north');
+  const d = diffTrees(files(a), files(b));
+  const steps = impact(files(a), files(b), d).afterMerge.steps;
+  assert.equal(steps.length, 4, steps.join('\n'));
+  assert.match(steps[0]!, /npx clusterset token north/);
+  assert.match(steps[1]!, /register north with Argo CD as `https:\/\/north\.example\.com:6443`/);
+  assert.match(
+    steps[2]!,
+    /kubectl -n flux-system create secret generic north-kubeconfig --from-file=value=north\.kubeconfig/,
+  );
+  const md = formatMarkdown(d, impact(files(a), files(b), d), LABELS);
+  assert.match(md, /#### After merge\n\n- \[ \] copy north's token/);
+  assert.match(
+    md,
+    /`npx clusterset token north --leader-context <leader> --member-context <north>`/,
+    'commands stay code',
+  );
+
+  const back = diffTrees(files(b), files(a));
+  const leaving = impact(files(b), files(a), back).afterMerge.steps;
+  assert.ok(
+    leaving.some((l) => /Argo CD deletes its Application but leaves what it applied in north/.test(l)),
+    leaving.join('\n'),
+  );
+  assert.ok(
+    leaving.some((l) =>
+      /Flux deletes its Kustomization and, with prune on, everything it applied in north, CRDs included/.test(
+        l,
+      ),
+    ),
+  );
+});
+
+test('GIVEN an AppProject that changes WHEN diffed THEN re-applying it is a step', () => {
+  const a = policiesModel();
+  a.delivery = { repoURL: 'https://git.example.com/gitops.git', managementCluster: 'hub', argocd: {} };
+  const b = structuredClone(a);
+  b.clusters.push(cluster('north', 3));
+  b.members.push('north');
+  const steps = impact(files(a), files(b)).afterMerge.steps;
+  assert.ok(
+    steps.some((l) => l.includes('kubectl apply -k out/argocd')),
+    steps.join('\n'),
+  );
 });
 
 test.run();
