@@ -149,8 +149,10 @@ const clusterSet: ClusterSetProps = {
   delivery: {
     repoURL: ${ts(o.repoURL)},
     branch: ${ts(o.branch)},
-    // Argo CD and Flux run in the leader; the other clusters are registered with them.
+    // Argo CD runs in the leader; the other clusters are registered with it.
     managementCluster: 'hub',
+    // Delivered by Argo CD. For Flux instead: argocd: { enabled: false }, flux: {}.
+    flux: { enabled: false },
   },
 };
 
@@ -223,12 +225,15 @@ Every pull request gets a comment with the per-cluster effect of the change (${W
 
 ## Delivery
 
-Argo CD and Flux run in the management cluster named in \`delivery\`. Bootstrap one of them, once:
+Argo CD runs in the management cluster named in \`delivery\`. Bootstrap it once:
 
 \`\`\`sh
 kubectl apply -k out/argocd   # the AppProject and root Application; it creates one Application per cluster
-kubectl apply -k out/flux     # or: the GitRepository and one Kustomization per cluster
 \`\`\`
+
+To deliver with Flux instead, set \`argocd: { enabled: false }, flux: {}\` in \`delivery\`, run
+\`npm run synth\`, and bootstrap with \`kubectl apply -k out/flux\` (the GitRepository and one
+Kustomization per cluster).
 
 Re-run the Argo CD command when a change adds a cluster or a kind: the AppProject permits only what
 the bundles hold, and it is never synced from git.

@@ -37,6 +37,7 @@ test('GIVEN an empty git repository WHEN init runs THEN it scaffolds every file 
   }
   assert.ok(fs.existsSync(path.join(repo, 'out', '.clusterset-index')));
   assert.ok(fs.readdirSync(path.join(repo, 'out', 'argocd')).length > 0, 'out/argocd is rendered');
+  assert.not.ok(fs.existsSync(path.join(repo, 'out', 'flux')), 'one delivery tool: Argo CD, not both');
   const model = fs.readFileSync(path.join(repo, MODEL_FILE), 'utf8');
   // Delivery follows the repository it was scaffolded in: its origin and its current branch.
   assert.match(model, /repoURL: 'https:\/\/git\.example\.com\/team\/fleet\.git'/);
@@ -151,6 +152,28 @@ test('GIVEN a repository whose origin is an scp-like git@host:path WHEN init run
     /repoURL: 'ssh:\/\/git@git\.example\.com\/team\/fleet\.git'/,
   );
   assert.ok(fs.existsSync(path.join(dir, 'out', 'clusters')));
+});
+
+test('GIVEN the starter model WHEN switched to Flux as its comment says THEN it renders Flux and not Argo CD', () => {
+  const files = scaffold({
+    packageName: 'fleet',
+    clusterSetId: 'fleet',
+    repoURL: 'https://git.example.com/team/fleet.git',
+    branch: 'main',
+    clustersetSpec: 'file:..',
+  });
+  const model = files.get(MODEL_FILE)!;
+  assert.match(model, /For Flux instead: argocd: \{ enabled: false \}, flux: \{\}/);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-init-flux-'));
+  fs.symlinkSync(path.join(root, 'lib'), path.join(dir, 'lib'));
+  const switched = model
+    .replace("from 'clusterset'", "from './lib/model'")
+    .replace('flux: { enabled: false },', 'argocd: { enabled: false },\n    flux: {},');
+  fs.writeFileSync(path.join(dir, MODEL_FILE), switched);
+  const r = run(bin, ['synth', MODEL_FILE], dir);
+  assert.is(r.status, 0, r.stderr);
+  assert.ok(fs.existsSync(path.join(dir, 'out', 'flux')));
+  assert.not.ok(fs.existsSync(path.join(dir, 'out', 'argocd')));
 });
 
 test('sshUrl() rewrites scp-like remotes only', () => {
