@@ -395,7 +395,8 @@ export function formatMarkdown(
 /**
  * The JSON form: `version` 1, the two labels, `changed`, the ClusterSet facts (`leader`, `clusters`,
  * `membersBefore`, `membersAfter`, `networks`), `touched` cluster IDs and `delivery` folders, the `impact` items
- * (`category`, `text`, `clusters`), `exports` (`service`, `exporters[]` of `cluster` and `change`),
+ * (`category`, `text`, `clusters` whose bundles change, `reaches`: the clusters the text names),
+ * `afterMerge` (`steps[]`, `breaking[]`), `exports` (`service`, `exporters[]` of `cluster` and `change`),
  * and `bundles` with their `objects` (`change`, `group`, `kind`, `namespace`, `name`, `file`,
  * `fields[]` of `path`, `op`, `before`, `after`) and other `files`. Keys in this order, always.
  */

@@ -56,6 +56,11 @@ export interface ImpactItem {
   readonly text: string;
   /** IDs of the clusters whose bundles this item changes, sorted. */
   readonly clusters: readonly string[];
+  /**
+   * IDs of the clusters the change reaches, as the text names them, sorted: a Service or baseline
+   * policy changes only the leader's bundle but reaches every member through its import.
+   */
+  readonly reaches: readonly string[];
 }
 
 /** One exporter of a Service in the export graph. */
@@ -222,14 +227,29 @@ const IDENTITY_PARTS = ['ServiceAccount', 'RoleBinding', 'token Secret'];
 class Accumulator {
   private readonly items = new Map<
     string,
-    { category: ImpactCategory; template: string; clusters: Set<string> }
+    { category: ImpactCategory; template: string; clusters: Set<string>; reaches: Set<string> }
   >();
 
-  /** Adds an item; items with the same template merge their clusters (`{clusters}` is filled in later). */
-  add(category: ImpactCategory, template: string, clusters: Iterable<string>): void {
+  /**
+   * Adds an item; items with the same template merge their clusters (`{clusters}` is filled in
+   * later). `reaches` defaults to the clusters whose bundles change.
+   */
+  add(
+    category: ImpactCategory,
+    template: string,
+    clusters: Iterable<string>,
+    reaches?: Iterable<string>,
+  ): void {
     const key = `${category}\u0000${template}`;
-    const item = this.items.get(key) ?? { category, template, clusters: new Set<string>() };
-    for (const c of clusters) item.clusters.add(c);
+    const item = this.items.get(key) ?? {
+      category,
+      template,
+      clusters: new Set<string>(),
+      reaches: new Set<string>(),
+    };
+    const bundles = [...clusters];
+    for (const c of bundles) item.clusters.add(c);
+    for (const c of reaches ?? bundles) item.reaches.add(c);
     this.items.set(key, item);
   }
 
@@ -240,6 +260,7 @@ class Accumulator {
         category: i.category,
         text: i.template.replace('{clusters}', phrase(i.clusters, memberSets)),
         clusters: sorted(i.clusters),
+        reaches: sorted(i.reaches),
       }))
       .sort((a, b) => rank(a.category) - rank(b.category) || cmp(a.text, b.text));
   }
@@ -374,14 +395,25 @@ export function impact(
           'services',
           `Service ${svc} (${describeServicePorts(ports(o.after))}) becomes importable in ${all(membersAfter)}`,
           [cluster],
+          membersAfter,
         );
       else if (o.change === 'removed')
-        acc.add('services', `Service ${svc} is no longer importable in ${all(membersBefore)}`, [cluster]);
+        acc.add(
+          'services',
+          `Service ${svc} is no longer importable in ${all(membersBefore)}`,
+          [cluster],
+          membersBefore,
+        );
       else {
         const portChanges = describePortChange(ports(o.before), ports(o.after));
         const rest = o.fields.filter((f) => !f.path.startsWith('spec.serviceImport.spec.ports'));
         const what = [...portChanges, ...(rest.length > 0 ? [fieldSummary(rest)] : [])];
-        acc.add('services', `Service ${svc} changes in ${all(membersAfter)}: ${what.join('; ')}`, [cluster]);
+        acc.add(
+          'services',
+          `Service ${svc} changes in ${all(membersAfter)}: ${what.join('; ')}`,
+          [cluster],
+          membersAfter,
+        );
       }
       return;
     }
@@ -396,15 +428,22 @@ export function impact(
           'baseline-policies',
           `baseline policy ${name} added in ${all(membersAfter)}: ${describePolicy(acnp(o.after))}`,
           [cluster],
+          membersAfter,
         );
       else if (o.change === 'removed')
-        acc.add('baseline-policies', `baseline policy ${name} removed from ${all(membersBefore)}`, [cluster]);
+        acc.add(
+          'baseline-policies',
+          `baseline policy ${name} removed from ${all(membersBefore)}`,
+          [cluster],
+          membersBefore,
+        );
       else {
         const what = describePolicyChange(acnp(o.before), acnp(o.after));
         acc.add(
           'baseline-policies',
           `baseline policy ${name} changes in ${all(membersAfter)}: ${what.length > 0 ? what.join('; ') : fieldSummary(o.fields)}`,
           [cluster],
+          membersAfter,
         );
       }
       return;
