@@ -110,7 +110,7 @@ export function afterMerge(
     const fluxRemoved = deliveryFor(diff, 'Kustomization', id, 'removed');
     if (fluxRemoved.length > 0) {
       steps.push(
-        `${id} leaves: Flux deletes its Kustomization and, with prune on, everything it applied in ${id}, CRDs included (and with them every object of those kinds there); then delete its kubeconfig Secret`,
+        `${id} leaves: Flux deletes its Kustomization and, with prune on, everything it applied in ${id} but its CRDs, Namespaces and Antrea's member controller ConfigMap and Deployment (never pruned); then delete its kubeconfig Secret`,
       );
     }
   }

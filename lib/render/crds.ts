@@ -4,6 +4,7 @@
  * manifest is applied there); in members, the About API's ClusterProperty (Antrea does not ship it).
  * Antrea's own member manifest installs everything else a member needs.
  */
+import { NEVER_PRUNE } from './namespaces';
 import { ApiObject } from 'cdk8s';
 import type { Construct } from 'constructs';
 import { loadCrd } from '../crds';
@@ -41,6 +42,7 @@ export function renderCrds(scope: Construct, files: readonly string[]): void {
             ? { 'api-approved.kubernetes.io': API_APPROVED[metadata.name] }
             : {}),
           [SYNC_WAVE]: WAVE_CRDS,
+          ...NEVER_PRUNE,
         },
         ...(metadata.labels ? { labels: metadata.labels } : {}),
       },

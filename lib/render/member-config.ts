@@ -4,6 +4,7 @@
  * CIDRs, gateway IP precedence, endpoint IP type and stretched NetworkPolicy. The other fields keep
  * the values of Antrea's member manifest, since this ConfigMap replaces that one.
  */
+import { NEVER_PRUNE } from './namespaces';
 import type { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-33';
 import { dumpYaml } from '../yaml';
@@ -31,7 +32,8 @@ export function memberConfig(cluster: PlannedCluster): Record<string, unknown> {
 
 export function renderMemberConfig(scope: Construct, plan: Plan, cluster: PlannedCluster): void {
   new k8s.KubeConfigMap(scope, constructId('ConfigMap', plan.memberNamespace, MEMBER_CONFIG_NAME), {
-    metadata: meta(MEMBER_CONFIG_NAME, plan.memberNamespace),
+    // Antrea's install ships this ConfigMap too: never deleted, whatever happens to the bundle.
+    metadata: meta(MEMBER_CONFIG_NAME, plan.memberNamespace, { annotations: { ...NEVER_PRUNE } }),
     data: { [MEMBER_CONFIG_KEY]: dumpYaml(memberConfig(cluster)) },
   });
 }

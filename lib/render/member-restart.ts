@@ -40,7 +40,7 @@ export const TIERS_CHECKSUM_ANNOTATION = 'clusterset/tiers-checksum';
 /** Pod template annotation: SHA-256 of the member controller settings. */
 export const MEMBER_CONFIG_CHECKSUM_ANNOTATION = 'clusterset/config-checksum';
 /** Per-object Argo CD sync options of the partial Deployment. */
-export const RESTART_SYNC_OPTIONS = 'ServerSideApply=true,Validate=false,Prune=false';
+export const RESTART_SYNC_OPTIONS = 'ServerSideApply=true,Validate=false,Prune=false,Delete=false';
 export const ARGOCD_SYNC_OPTIONS = 'argocd.argoproj.io/sync-options';
 export const FLUX_PRUNE = 'kustomize.toolkit.fluxcd.io/prune';
 

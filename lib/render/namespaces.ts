@@ -7,9 +7,15 @@ import type { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-33';
 import { SYNC_WAVE, WAVE_NAMESPACES, constructId, meta } from './util';
 
-/** Keeps Argo CD and Flux from deleting a namespace the model stops naming. */
+/**
+ * Keeps Argo CD and Flux from ever deleting the object: not when the model stops naming it
+ * (Argo CD `Prune=false`, Flux prune disabled), and not when its Application is deleted with
+ * cascade, as `argocd app delete` does by default (`Delete=false`). For objects that hold or
+ * carry other owners' data: Namespaces of applications, CRDs (deleting one deletes every object of
+ * its kind), Antrea's member controller ConfigMap.
+ */
 export const NEVER_PRUNE: Readonly<Record<string, string>> = {
-  'argocd.argoproj.io/sync-options': 'Prune=false',
+  'argocd.argoproj.io/sync-options': 'Prune=false,Delete=false',
   'kustomize.toolkit.fluxcd.io/prune': 'disabled',
 };
 

@@ -252,7 +252,7 @@ test('GIVEN delivery by Argo CD and Flux WHEN a member joins THEN the after-merg
   );
   assert.ok(
     leaving.some((l) =>
-      /Flux deletes its Kustomization and, with prune on, everything it applied in north, CRDs included/.test(
+      /Flux deletes its Kustomization and, with prune on, everything it applied in north but its CRDs, Namespaces/.test(
         l,
       ),
     ),

@@ -34,7 +34,15 @@ function configOf(m: ModelDraft, id: string) {
 test('GIVEN a member WHEN rendered THEN ConfigMap antrea-mc-controller-config in the member namespace with key controller_manager_config.yaml', () => {
   const { cm } = configOf(minimalModel(), 'east');
   assert.is(cm.apiVersion, 'v1');
-  assert.equal(cm.metadata, { name: 'antrea-mc-controller-config', namespace: 'kube-system' });
+  assert.equal(cm.metadata, {
+    name: 'antrea-mc-controller-config',
+    namespace: 'kube-system',
+    // Antrea's install ships it too: never pruned, never deleted with the Application.
+    annotations: {
+      'argocd.argoproj.io/sync-options': 'Prune=false,Delete=false',
+      'kustomize.toolkit.fluxcd.io/prune': 'disabled',
+    },
+  });
   assert.is(MEMBER_CONFIG_NAME, 'antrea-mc-controller-config');
   assert.equal(Object.keys(cm.data as object), ['controller_manager_config.yaml']);
   assert.equal(validateObject(cm, 'cm'), []);

@@ -31,7 +31,7 @@ test("GIVEN a member WHEN rendered THEN its bundle holds a partial Deployment of
       // After the Tiers (-1) and everything else (0).
       'argocd.argoproj.io/sync-wave': '1',
       // A partial object: server-side apply, no schema validation, never pruned.
-      'argocd.argoproj.io/sync-options': 'ServerSideApply=true,Validate=false,Prune=false',
+      'argocd.argoproj.io/sync-options': 'ServerSideApply=true,Validate=false,Prune=false,Delete=false',
       'kustomize.toolkit.fluxcd.io/prune': 'disabled',
     },
   });

@@ -36,7 +36,7 @@ test('GIVEN an application namespace THEN Argo CD and Flux are told never to pru
   assert.equal(ns.metadata, {
     name: 'shop',
     annotations: {
-      'argocd.argoproj.io/sync-options': 'Prune=false',
+      'argocd.argoproj.io/sync-options': 'Prune=false,Delete=false',
       'argocd.argoproj.io/sync-wave': '-1',
       'kustomize.toolkit.fluxcd.io/prune': 'disabled',
     },
