@@ -125,6 +125,9 @@ export function memberImportName(name: string): string {
   return `${IMPORT_PREFIX}${name}`;
 }
 
+/** Antrea's member controller Deployment (YAMLS/antrea-multicluster-member.yml), in the member namespace. */
+export const MEMBER_CONTROLLER_DEPLOYMENT = 'antrea-mc-controller';
+
 /** Antrea's common.AntreaMCSPrefix. */
 export const IMPORT_PREFIX = 'antrea-mc-';
 

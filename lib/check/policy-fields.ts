@@ -6,6 +6,7 @@
  * schema, or a multi-cluster limit (antrea-mc.md §d): a policy the webhook refuses never exists in a
  * member, and a replicated one is refused in every member at once.
  */
+import { labelKeyProblem } from './labels';
 import { isIPv6 } from 'node:net';
 import type { ClusterGroupProps, PeerProps, RuleAppliedToProps } from '../model';
 import { DNS1123_SUBDOMAIN } from '../names';
@@ -70,10 +71,6 @@ function ipBlocks(m: Parameters<Rule['check']>[0]): At<{ cidr?: unknown; except?
     ),
   ];
 }
-
-/** Label keys: an optional DNS-1123 subdomain prefix and `/`, then a name of at most 63 characters. */
-const QUALIFIED_NAME =
-  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 
 /** The logLabel pattern of the ClusterNetworkPolicy schema. */
 const LOG_LABEL = /^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/;
@@ -225,7 +222,7 @@ export const policyFieldRules: readonly Rule[] = [
         const ns = peer.value.namespaces;
         if (!ns || typeof ns !== 'object') continue;
         for (const k of strings(ns.sameLabels, `${peer.path}.namespaces.sameLabels`)) {
-          if (QUALIFIED_NAME.test(k.value)) continue;
+          if (labelKeyProblem(k.value) === undefined) continue;
           report(
             k.path,
             `${quote(k.value)} is not a label key (an optional DNS subdomain and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit)`,

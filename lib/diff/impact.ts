@@ -14,7 +14,7 @@
 import { type AfterMerge, afterMerge } from './after-merge';
 import * as yaml from 'js-yaml';
 import { cmp } from '../diagnostics';
-import { CLUSTER_ID_ANNOTATION, memberIdentityName } from '../names';
+import { CLUSTER_ID_ANNOTATION, MEMBER_CONTROLLER_DEPLOYMENT, memberIdentityName } from '../names';
 import { MEMBER_CONFIG_NAME } from '../render/member-config';
 import { CONFIG_CHECKSUM_ANNOTATION, RECONCILER_CONFIG_NAME, RECONCILER_NAME } from '../render/reconciler';
 import {
@@ -580,7 +580,7 @@ export function impact(
       acc.add('namespaces', `Namespace ${o.name} ${v} {clusters}`, [cluster]);
       return;
     }
-    if (o.kind === 'Deployment' && o.name === 'antrea-mc-controller' && o.change === 'changed') {
+    if (o.kind === 'Deployment' && o.name === MEMBER_CONTROLLER_DEPLOYMENT && o.change === 'changed') {
       // The partial Deployment's checksums (render/member-restart.ts): a restart, not a diff to read.
       acc.add(
         'member-config',

@@ -28,13 +28,12 @@ import { createHash } from 'node:crypto';
 import { ApiObject } from 'cdk8s';
 import type { Construct } from 'constructs';
 import type { TierProps } from '../model';
+import { MEMBER_CONTROLLER_DEPLOYMENT } from '../names';
 import type { Plan, PlannedCluster } from '../plan';
 import { memberConfig } from './member-config';
 import { dumpYaml } from '../yaml';
 import { PARTIAL_OBJECT, SYNC_WAVE, WAVE_RESTART, constructId, meta } from './util';
 
-/** Antrea's member controller Deployment (YAMLS/antrea-multicluster-member.yml). */
-export const MEMBER_CONTROLLER_DEPLOYMENT = 'antrea-mc-controller';
 /** Pod template annotation: SHA-256 of the member's Tiers. */
 export const TIERS_CHECKSUM_ANNOTATION = 'clusterset/tiers-checksum';
 /** Pod template annotation: SHA-256 of the member controller settings. */

@@ -24,45 +24,15 @@ import {
   serviceImportName,
 } from '../../lib/names';
 import type { Plan } from '../../lib/plan';
-import { usesClusterSetV1Alpha2 } from '../../lib/render/clusterset';
 import { RECONCILER_CONFIG_NAME, RECONCILER_LEASE_NAME, RECONCILER_NAME } from '../../lib/render/reconciler';
-import { loadYaml } from '../../lib/yaml';
 import type { Auth, Cluster } from '../kube/cluster';
 import { request, startClusters, stopAll } from '../kube/cluster';
-import type { BundleObject } from '../kube/apply';
-import { applyBundle, applyObject, notStoredAsApplied, readBack } from '../kube/apply';
+import { applyBundle, notStoredAsApplied, readBack } from '../kube/apply';
 import { eventually } from '../kube/wait';
-import { installAntreaMemberDeployment } from './antrea-member';
-import { ANTREA_MEMBER_CRDS } from './crds';
+import { installAntreaMember } from './antrea-member';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const CASES = path.join(ROOT, 'test', 'cases');
-
-/** CRDs of External Secrets, which a member must run when the model delivers its token that way. */
-const EXTERNAL_SECRETS_CRDS = [
-  'external-secrets.io_externalsecrets.yaml',
-  'external-secrets.io_secretstores.yaml',
-];
-
-/**
- * Prepares a member as Antrea's member manifest would (and External Secrets' chart, when used). Antrea before 1.13 shipped a ClusterSet CRD
- * whose only version was v1alpha1; that CRD is not vendored, so for such targets the vendored one is
- * cut down to its v1alpha1 version (made the storage version), which is what those members read.
- */
-async function installAntreaMember(cluster: Cluster, plan: Plan): Promise<void> {
-  for (const file of [...ANTREA_MEMBER_CRDS, ...(plan.externalSecrets ? EXTERNAL_SECRETS_CRDS : [])]) {
-    const obj = loadYaml(fs.readFileSync(path.join(ROOT, 'crds', file), 'utf8')) as BundleObject['obj'];
-    if (file === 'multicluster.crd.antrea.io_clustersets.yaml' && !usesClusterSetV1Alpha2(plan)) {
-      const spec = obj.spec as { versions: { name: string; storage: boolean }[] };
-      spec.versions = spec.versions
-        .filter((v) => v.name === 'v1alpha1')
-        .map((v) => ({ ...v, storage: true }));
-    }
-    const r = await applyObject(cluster, { file, obj, wave: 0 }, { fieldManager: 'antrea-install' });
-    if ('rejection' in r) throw new Error(`installing ${file}: ${r.rejection.message}`);
-  }
-  await installAntreaMemberDeployment(cluster, plan.memberNamespace);
-}
 
 function casePlan(name: string): Plan {
   const r = compile(loadModel(path.join(CASES, name, 'clusterset.ts')));

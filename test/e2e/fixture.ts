@@ -14,13 +14,9 @@ import { loadYaml } from '../../lib/yaml';
 import type { ModelDraft } from '../helpers/models';
 import type { Auth, Cluster } from '../kube/cluster';
 import { request, startClusters } from '../kube/cluster';
-import type { BundleObject } from '../kube/apply';
-import { applyBundle, applyObject } from '../kube/apply';
+import { applyBundle } from '../kube/apply';
 import { eventually } from '../kube/wait';
-import { installAntreaMemberDeployment } from './antrea-member';
-import { ANTREA_MEMBER_CRDS } from './crds';
-
-const ROOT = path.resolve(__dirname, '..', '..');
+import { installAntreaMember } from './antrea-member';
 
 export interface ClusterSetFixture {
   readonly plan: Plan;
@@ -45,16 +41,6 @@ export interface FixtureOptions {
   readonly memberClusters?: readonly string[];
   /** Extra kube-apiserver flags for the leader. */
   readonly leaderApiserverArgs?: string[];
-}
-
-async function installAntreaMember(cluster: Cluster, memberNamespace: string): Promise<void> {
-  for (const file of ANTREA_MEMBER_CRDS) {
-    const obj = loadYaml(fs.readFileSync(path.join(ROOT, 'crds', file), 'utf8')) as BundleObject['obj'];
-    const r = await applyObject(cluster, { file, obj, wave: 0 }, { fieldManager: 'antrea-install' });
-    if ('rejection' in r) throw new Error(`installing ${file}: ${r.rejection.message}`);
-  }
-  // Antrea's member controller Deployment, which the bundle's restart object patches.
-  await installAntreaMemberDeployment(cluster, memberNamespace);
 }
 
 /** Compiles `model`, starts control planes, applies the bundles and collects the credentials. */
@@ -83,7 +69,7 @@ export async function setUpClusterSet(
   const leader = clusters.get(plan.leader.id)!;
   for (const id of [plan.leader.id, ...ids.filter((i) => i !== plan.leader.id)]) {
     const cluster = clusters.get(id)!;
-    if (plan.members.some((m) => m.id === id)) await installAntreaMember(cluster, plan.memberNamespace);
+    if (plan.members.some((m) => m.id === id)) await installAntreaMember(cluster, plan);
     const result = await applyBundle(cluster, path.join(dir, 'clusters', id));
     if (result.rejected.length > 0)
       throw new Error(
