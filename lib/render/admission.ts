@@ -20,7 +20,6 @@
  *   its own finalizer on MemberClusterAnnounces. Its RBAC Role grants the verbs; this policy holds
  *   the content of the writes (deletes are not matched: RBAC says which kinds it may delete).
  */
-import type { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-33';
 import {
   LEGACY_RESOURCE_EXPORT_FINALIZER,
@@ -32,7 +31,7 @@ import {
 import type { Plan } from '../plan';
 import { memberUsername } from './member-access';
 import { RECONCILER_NAME } from './reconciler';
-import { SYNC_WAVE, WAVE_GUARDS, constructId, meta } from './util';
+import { SYNC_WAVE, WAVE_GUARDS, meta, put, type Sink } from './util';
 
 /** Policies and bindings go in before the RoleBindings that let members write (util.ts). */
 const GUARD_WAVE = { annotations: { [SYNC_WAVE]: WAVE_GUARDS } };
@@ -84,12 +83,11 @@ function isCompiledImport(obj: string): string {
   );
 }
 
-function binding(scope: Construct, policyName: string): void {
-  new k8s.KubeValidatingAdmissionPolicyBinding(
-    scope,
-    constructId('ValidatingAdmissionPolicyBinding', undefined, policyName),
-    { metadata: meta(policyName, undefined, GUARD_WAVE), spec: { policyName, validationActions: ['Deny'] } },
-  );
+function binding(scope: Sink, policyName: string): void {
+  put(scope, k8s.KubeValidatingAdmissionPolicyBinding, {
+    metadata: meta(policyName, undefined, GUARD_WAVE),
+    spec: { policyName, validationActions: ['Deny'] },
+  });
 }
 
 /**
@@ -131,7 +129,7 @@ const EXPORT_PAYLOADS: readonly { kind: string; field: string; message: string }
   },
 ];
 
-export function renderMemberWritesPolicy(scope: Construct, plan: Plan): void {
+export function renderMemberWritesPolicy(scope: Sink, plan: Plan): void {
   const name = memberWritesPolicyName(plan);
   const idByUser = plan.members
     .map((m) => `${celString(memberUsername(plan, m.id))}: ${celString(m.id)}`)
@@ -147,7 +145,7 @@ export function renderMemberWritesPolicy(scope: Construct, plan: Plan): void {
   // A label of the object, '' when absent (as Antrea's webhook reads a missing label).
   const label = (key: string) =>
     `has(${obj}.metadata.labels) && '${key}' in ${obj}.metadata.labels ? ${obj}.metadata.labels['${key}'] : ''`;
-  new k8s.KubeValidatingAdmissionPolicy(scope, constructId('ValidatingAdmissionPolicy', undefined, name), {
+  put(scope, k8s.KubeValidatingAdmissionPolicy, {
     metadata: meta(name, undefined, GUARD_WAVE),
     spec: {
       failurePolicy: 'Fail',
@@ -265,10 +263,10 @@ export function renderMemberWritesPolicy(scope: Construct, plan: Plan): void {
   binding(scope, name);
 }
 
-export function renderCompiledImportsPolicy(scope: Construct, plan: Plan): void {
+export function renderCompiledImportsPolicy(scope: Sink, plan: Plan): void {
   const name = compiledImportsPolicyName(plan);
   const obj = "(request.operation == 'DELETE' ? oldObject : object)";
-  new k8s.KubeValidatingAdmissionPolicy(scope, constructId('ValidatingAdmissionPolicy', undefined, name), {
+  put(scope, k8s.KubeValidatingAdmissionPolicy, {
     metadata: meta(name, undefined, GUARD_WAVE),
     spec: {
       failurePolicy: 'Fail',
@@ -303,7 +301,7 @@ function unchanged(field: string): string {
 /** Antrea's label identity IDs: a 24-bit VNI, 16777215 reserved as unknown (antrea-mc.md §d). */
 const LABEL_IDENTITY_ID_MAX = 16777214;
 
-export function renderReconcilerWritesPolicy(scope: Construct, plan: Plan): void {
+export function renderReconcilerWritesPolicy(scope: Sink, plan: Plan): void {
   const name = reconcilerWritesPolicyName(plan);
   const isImport = "request.resource.resource == 'resourceimports'";
   const isExport = "request.resource.resource == 'resourceexports'";
@@ -315,7 +313,7 @@ export function renderReconcilerWritesPolicy(scope: Construct, plan: Plan): void
   const fin = 'variables.announceFinalizer';
   const onlyAnnounceFinalizer = (a: string, b: string) =>
     `(!has(${a}.metadata.finalizers) || ${a}.metadata.finalizers.all(f, f == ${fin} || (has(${b}.metadata.finalizers) && f in ${b}.metadata.finalizers)))`;
-  new k8s.KubeValidatingAdmissionPolicy(scope, constructId('ValidatingAdmissionPolicy', undefined, name), {
+  put(scope, k8s.KubeValidatingAdmissionPolicy, {
     metadata: meta(name, undefined, GUARD_WAVE),
     spec: {
       failurePolicy: 'Fail',

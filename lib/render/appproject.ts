@@ -20,7 +20,6 @@
  * the project (a new cluster, a new kind in a bundle) therefore needs that command again before the
  * new Application or kind syncs.
  */
-import type { Construct } from 'constructs';
 import {
   AppProject,
   type AppProjectSpecClusterResourceWhitelist,
@@ -31,7 +30,7 @@ import { cmp } from '../diagnostics';
 import type { Plan, PlannedArgoCd, PlannedCluster, PlannedDelivery } from '../plan';
 import { argoCdDestination, IN_CLUSTER_SERVER } from './argocd';
 import type { Bundles, K8sObject } from './index';
-import { constructId, meta } from './util';
+import { meta, put, type Sink } from './util';
 
 /** A Kubernetes group and kind, as AppProject whitelists list them (`''` is the core group). */
 export interface GroupKind {
@@ -77,7 +76,7 @@ export const ROOT_CHILD_KIND: GroupKind = { group: 'argoproj.io', kind: 'Applica
 
 /** The AppProject of the ClusterSet's Applications, in `out/argocd/` next to the root Application. */
 export function renderAppProject(
-  scope: Construct,
+  scope: Sink,
   plan: Plan,
   d: PlannedDelivery,
   a: PlannedArgoCd,
@@ -101,7 +100,7 @@ export function renderAppProject(
     ...kinds.namespaced,
     ROOT_CHILD_KIND,
   ]);
-  new AppProject(scope, constructId('AppProject', a.namespace, a.project), {
+  put(scope, AppProject, {
     metadata: meta(a.project, a.namespace),
     spec: {
       description: `Antrea Multi-cluster ClusterSet ${plan.clusterSetId}, compiled by clusterset`,

@@ -19,12 +19,11 @@
  * Application (or pruning it from the root when a cluster leaves the model) never deletes the
  * ClusterSet objects in that cluster; that is a deliberate step for a person.
  */
-import type { Construct } from 'constructs';
 import { Application, type ApplicationSpecIgnoreDifferences } from '../../generated/application';
 import { deliveryObjectName, memberIdentityName } from '../names';
 import type { Plan, PlannedArgoCd, PlannedCluster, PlannedDelivery } from '../plan';
 import { RECONCILER_FIELD_MANAGER } from './reconciler';
-import { SYNC_WAVE, constructId, meta } from './util';
+import { SYNC_WAVE, meta, put, type Sink } from './util';
 
 /** How Argo CD names the cluster it runs in. */
 export const IN_CLUSTER_SERVER = 'https://kubernetes.default.svc';
@@ -108,14 +107,14 @@ function automated(a: PlannedArgoCd): { prune: boolean; selfHeal: boolean } {
 
 /** The per-cluster Application of `c`, in the apps folder. */
 export function renderClusterApplication(
-  scope: Construct,
+  scope: Sink,
   plan: Plan,
   d: PlannedDelivery,
   a: PlannedArgoCd,
   c: PlannedCluster,
 ): void {
   const name = deliveryObjectName(plan.clusterSetId, c.id);
-  new Application(scope, constructId('Application', a.namespace, name), {
+  put(scope, Application, {
     metadata: meta(name, a.namespace, {
       annotations: { [SYNC_WAVE]: c.isLeader ? WAVE_LEADER_APP : WAVE_MEMBER_APPS },
     }),
@@ -130,14 +129,9 @@ export function renderClusterApplication(
 }
 
 /** The root Application: syncs the per-cluster Applications into Argo CD's own namespace. */
-export function renderRootApplication(
-  scope: Construct,
-  plan: Plan,
-  d: PlannedDelivery,
-  a: PlannedArgoCd,
-): void {
+export function renderRootApplication(scope: Sink, plan: Plan, d: PlannedDelivery, a: PlannedArgoCd): void {
   const name = plan.clusterSetId;
-  new Application(scope, constructId('Application', a.namespace, name), {
+  put(scope, Application, {
     metadata: meta(name, a.namespace),
     spec: {
       project: a.project,

@@ -4,12 +4,11 @@
  * member gets, in the early sync wave of its Tiers, every ClusterGroup named by a policy it gets
  * (baseline policies: every member; stretched policies: their members), child groups included.
  */
-import type { Construct } from 'constructs';
 import { ClusterGroup } from '../../generated/clustergroup';
 import type { ClusterGroupProps } from '../model';
 import { groupsOf, ipBlock, selector } from '../policy';
 import type { PlannedPolicy } from '../plan';
-import { SYNC_WAVE, WAVE_NAMESPACES, constructId, meta } from './util';
+import { SYNC_WAVE, WAVE_NAMESPACES, meta, put, type Sink } from './util';
 
 /** The ClusterGroups the policies name, with their child groups, in declaration order of `groups`. */
 export function groupsNeeded(
@@ -27,8 +26,8 @@ export function groupsNeeded(
   return groups.filter((g) => needed.has(g.name));
 }
 
-export function renderClusterGroup(scope: Construct, g: ClusterGroupProps): void {
-  new ClusterGroup(scope, constructId('ClusterGroup', undefined, g.name), {
+export function renderClusterGroup(scope: Sink, g: ClusterGroupProps): void {
+  put(scope, ClusterGroup, {
     metadata: meta(g.name, undefined, { annotations: { [SYNC_WAVE]: WAVE_NAMESPACES } }),
     spec: {
       podSelector: selector(g.podSelector),

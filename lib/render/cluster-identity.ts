@@ -4,14 +4,13 @@
  * the model declares networks, `network.k8s.io` (as proposed for multi-network KEP-1645).
  * Antrea older than 1.13 read ClusterClaims instead; they are rendered only for such targets.
  */
-import type { Construct } from 'constructs';
 import { ClusterClaim } from '../../generated/clusterclaim';
 import { ClusterPropertyV1Beta1 } from '../../generated/clusterproperty';
 import type { Plan, PlannedCluster } from '../plan';
 import { usesClusterSetV1Alpha2 } from './clusterset';
-import { constructId, meta } from './util';
+import { meta, put, type Sink } from './util';
 
-export function renderClusterIdentity(scope: Construct, plan: Plan, cluster: PlannedCluster): void {
+export function renderClusterIdentity(scope: Sink, plan: Plan, cluster: PlannedCluster): void {
   const props: [string, string][] = [
     ['cluster.clusterset.k8s.io', cluster.id],
     ['clusterset.k8s.io', plan.clusterSetId],
@@ -19,7 +18,7 @@ export function renderClusterIdentity(scope: Construct, plan: Plan, cluster: Pla
   if (plan.clusters.some((c) => c.network !== undefined))
     props.push(['network.k8s.io', cluster.network ?? 'default']);
   for (const [name, value] of props) {
-    new ClusterPropertyV1Beta1(scope, constructId('ClusterProperty', undefined, name), {
+    put(scope, ClusterPropertyV1Beta1, {
       metadata: meta(name),
       spec: { value },
     });
@@ -29,7 +28,7 @@ export function renderClusterIdentity(scope: Construct, plan: Plan, cluster: Pla
       ['id.k8s.io', cluster.id],
       ['clusterset.k8s.io', plan.clusterSetId],
     ] as const) {
-      new ClusterClaim(scope, constructId('ClusterClaim', plan.memberNamespace, name), {
+      put(scope, ClusterClaim, {
         metadata: meta(name, plan.memberNamespace),
         value,
       });

@@ -10,19 +10,18 @@
  * drop it); before 1.13, v1alpha1, which has no `clusterID` (the ID comes from the `id.k8s.io`
  * ClusterClaim) and lists the member itself under `members`.
  */
-import type { Construct } from 'constructs';
 import { FEATURES, hasFeature } from '../antrea-releases';
 import { ClusterSet, ClusterSetV1Alpha2 } from '../../generated/clusterset';
 import type { Plan, PlannedCluster } from '../plan';
-import { constructId, meta } from './util';
+import { meta, put, type Sink } from './util';
 
 /** Antrea reads ClusterSet v1alpha2 (with spec.clusterID) from 1.13 on. */
 export function usesClusterSetV1Alpha2(plan: Plan): boolean {
   return hasFeature(plan.antreaVersion, FEATURES.clusterSetV1alpha2);
 }
 
-export function renderLeaderClusterSet(scope: Construct, plan: Plan): void {
-  new ClusterSetV1Alpha2(scope, constructId('ClusterSet', plan.leaderNamespace, plan.clusterSetId), {
+export function renderLeaderClusterSet(scope: Sink, plan: Plan): void {
+  put(scope, ClusterSetV1Alpha2, {
     metadata: meta(plan.clusterSetId, plan.leaderNamespace),
     spec: {
       clusterId: plan.leader.id,
@@ -32,8 +31,7 @@ export function renderLeaderClusterSet(scope: Construct, plan: Plan): void {
   });
 }
 
-export function renderMemberClusterSet(scope: Construct, plan: Plan, member: PlannedCluster): void {
-  const id = constructId('ClusterSet', plan.memberNamespace, plan.clusterSetId);
+export function renderMemberClusterSet(scope: Sink, plan: Plan, member: PlannedCluster): void {
   const metadata = meta(plan.clusterSetId, plan.memberNamespace);
   const leader = {
     clusterId: plan.leader.id,
@@ -41,13 +39,13 @@ export function renderMemberClusterSet(scope: Construct, plan: Plan, member: Pla
     server: plan.leader.apiServer,
   };
   if (!usesClusterSetV1Alpha2(plan)) {
-    new ClusterSet(scope, id, {
+    put(scope, ClusterSet, {
       metadata,
       spec: { leaders: [leader], members: [{ clusterId: member.id }], namespace: plan.leaderNamespace },
     });
     return;
   }
-  new ClusterSetV1Alpha2(scope, id, {
+  put(scope, ClusterSetV1Alpha2, {
     metadata,
     spec: { clusterId: member.id, leaders: [leader], namespace: plan.leaderNamespace },
   });

@@ -5,10 +5,8 @@
  * Antrea's own member manifest installs everything else a member needs.
  */
 import { NEVER_PRUNE } from './namespaces';
-import { ApiObject } from 'cdk8s';
-import type { Construct } from 'constructs';
 import { loadCrd } from '../crds';
-import { SYNC_WAVE, WAVE_CRDS, constructId } from './util';
+import { SYNC_WAVE, WAVE_CRDS, putObject, type Sink } from './util';
 
 export const LEADER_CRDS: readonly string[] = [
   'multicluster.crd.antrea.io_clustersets.yaml',
@@ -27,11 +25,11 @@ const API_APPROVED: Readonly<Record<string, string>> = {
   'clusterproperties.about.k8s.io': 'https://github.com/kubernetes/enhancements/pull/3084',
 };
 
-export function renderCrds(scope: Construct, files: readonly string[]): void {
+export function renderCrds(scope: Sink, files: readonly string[]): void {
   for (const file of files) {
     const crd = loadCrd(file);
     const { apiVersion, kind, metadata, ...rest } = crd;
-    new ApiObject(scope, constructId(kind, undefined, metadata.name), {
+    putObject(scope, {
       apiVersion,
       kind,
       metadata: {

@@ -10,7 +10,6 @@
  * - `flux/`: the GitRepository, the root Kustomization and one Kustomization per cluster
  *   (`kubectl apply -k out/flux` bootstraps them).
  */
-import { ApiObject, App, Chart } from 'cdk8s';
 import type { Plan } from '../plan';
 import { renderAppProject } from './appproject';
 import { ARGOCD_APPS_FOLDER, renderClusterApplication, renderRootApplication } from './argocd';
@@ -21,7 +20,7 @@ import {
   renderRootKustomization,
 } from './flux';
 import type { Bundles, K8sObject } from './index';
-import { withOwnership } from './util';
+import { Sink, withOwnership } from './util';
 
 /** Delivery objects per output folder, relative to out/ (`argocd`, `argocd/apps`, `flux`). */
 export type DeliveryFolders = Map<string, K8sObject[]>;
@@ -37,17 +36,10 @@ export function renderDelivery(plan: Plan, bundles: Bundles): DeliveryFolders {
   const folders: DeliveryFolders = new Map();
   const d = plan.delivery;
   if (!d) return folders;
-  const app = new App({ outdir: '/nonexistent' });
-  const folder = (name: string, body: (chart: Chart) => void): void => {
-    const chart = new Chart(app, name.replace(/\//g, '-'), { disableResourceNameHashes: true });
-    body(chart);
-    folders.set(
-      name,
-      withOwnership(
-        chart.node.children.filter(ApiObject.isApiObject).map((o) => o.toJson() as K8sObject),
-        plan.clusterSetId,
-      ),
-    );
+  const folder = (name: string, body: (sink: Sink) => void): void => {
+    const sink = new Sink();
+    body(sink);
+    folders.set(name, withOwnership(sink.objects, plan.clusterSetId));
   };
   // Only clusters that get a bundle get delivered.
   const delivered = plan.clusters.filter((c) => c.isLeader || c.isMember);

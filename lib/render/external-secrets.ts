@@ -14,7 +14,6 @@
  * No value is ever rendered: the store holds references (a ServiceAccount, or a bootstrap Secret)
  * and, at most, the leader's CA certificate, which is public.
  */
-import type { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-33';
 import {
   ExternalSecret,
@@ -29,7 +28,7 @@ import {
 import { memberIdentityName, memberTokenReaderName, TOKEN_SECRET_KEYS } from '../names';
 import type { Plan, PlannedCluster, PlannedExternalSecrets } from '../plan';
 import { storeUsername } from '../plan';
-import { SYNC_WAVE, constructId, meta } from './util';
+import { SYNC_WAVE, meta, put, type Sink } from './util';
 
 /**
  * Sync wave of the store, its ServiceAccount and the ExternalSecret: the same wave as Namespaces,
@@ -46,17 +45,17 @@ function externalSecretsOf(plan: Plan): PlannedExternalSecrets {
 }
 
 /** The member's SecretStore, its ServiceAccount (with ServiceAccount auth), and the ExternalSecret. */
-export function renderMemberExternalSecret(scope: Construct, plan: Plan, member: PlannedCluster): void {
+export function renderMemberExternalSecret(scope: Sink, plan: Plan, member: PlannedCluster): void {
   const x = externalSecretsOf(plan);
   const ns = plan.memberNamespace;
   const wave = { annotations: { [SYNC_WAVE]: WAVE_TOKEN } };
   if ('serviceAccount' in x.auth) {
     const sa = x.auth.serviceAccount.name;
-    new k8s.KubeServiceAccount(scope, constructId('ServiceAccount', ns, sa), {
+    put(scope, k8s.KubeServiceAccount, {
       metadata: meta(sa, ns, wave),
     });
   }
-  new SecretStore(scope, constructId('SecretStore', ns, x.storeName), {
+  put(scope, SecretStore, {
     metadata: meta(x.storeName, ns, wave),
     spec: {
       provider: {
@@ -90,7 +89,7 @@ export function renderMemberExternalSecret(scope: Construct, plan: Plan, member:
     },
   });
   const leaderSecret = memberIdentityName(member.id);
-  new ExternalSecret(scope, constructId('ExternalSecret', ns, plan.memberTokenSecretName), {
+  put(scope, ExternalSecret, {
     metadata: meta(plan.memberTokenSecretName, ns, wave),
     spec: {
       refreshInterval: x.refreshInterval,
@@ -111,10 +110,10 @@ export function renderMemberExternalSecret(scope: Construct, plan: Plan, member:
 }
 
 /** In the leader: `member-<id>-token-reader`, `get` on `member-<id>` only, bound to the store's user. */
-export function renderTokenReaderAccess(scope: Construct, plan: Plan, member: PlannedCluster): void {
+export function renderTokenReaderAccess(scope: Sink, plan: Plan, member: PlannedCluster): void {
   const ns = plan.leaderNamespace;
   const name = memberTokenReaderName(member.id);
-  new k8s.KubeRole(scope, constructId('Role', ns, name), {
+  put(scope, k8s.KubeRole, {
     metadata: meta(name, ns),
     rules: [
       {
@@ -125,7 +124,7 @@ export function renderTokenReaderAccess(scope: Construct, plan: Plan, member: Pl
       },
     ],
   });
-  new k8s.KubeRoleBinding(scope, constructId('RoleBinding', ns, name), {
+  put(scope, k8s.KubeRoleBinding, {
     metadata: meta(name, ns),
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
     subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: storeUsername(plan, member) }],

@@ -19,14 +19,13 @@
  * and Ready at the same revision before the policy is tried. The two inventories never overlap, so
  * the two Kustomizations never fight over an object.
  */
-import type { Construct } from 'constructs';
 import { GitRepository } from '../../generated/gitrepository';
 import { Kustomization, KustomizationSpecSourceRefKind } from '../../generated/kustomization';
 import { deliveryObjectName, tiersDeliveryObjectName } from '../names';
 import type { Plan, PlannedCluster, PlannedDelivery, PlannedFlux } from '../plan';
 import type { K8sObject } from './index';
 import { repoPath } from './argocd';
-import { constructId, meta } from './util';
+import { meta, put, type Sink } from './util';
 
 /** Folder, relative to `<path>`, of the Flux objects (the root Kustomization's own path). */
 export const FLUX_FOLDER = 'flux';
@@ -36,8 +35,8 @@ function sourceRef(plan: Plan): { kind: KustomizationSpecSourceRefKind; name: st
 }
 
 /** The GitRepository every Kustomization reads, named after the ClusterSet. */
-export function renderGitRepository(scope: Construct, plan: Plan, d: PlannedDelivery, f: PlannedFlux): void {
-  new GitRepository(scope, constructId('GitRepository', f.namespace, plan.clusterSetId), {
+export function renderGitRepository(scope: Sink, plan: Plan, d: PlannedDelivery, f: PlannedFlux): void {
+  put(scope, GitRepository, {
     metadata: meta(plan.clusterSetId, f.namespace),
     spec: {
       url: d.repoURL,
@@ -49,13 +48,8 @@ export function renderGitRepository(scope: Construct, plan: Plan, d: PlannedDeli
 }
 
 /** The root Kustomization: applies `<path>/flux` (this folder) in the management cluster. */
-export function renderRootKustomization(
-  scope: Construct,
-  plan: Plan,
-  d: PlannedDelivery,
-  f: PlannedFlux,
-): void {
-  new Kustomization(scope, constructId('Kustomization', f.namespace, plan.clusterSetId), {
+export function renderRootKustomization(scope: Sink, plan: Plan, d: PlannedDelivery, f: PlannedFlux): void {
+  put(scope, Kustomization, {
     metadata: meta(plan.clusterSetId, f.namespace),
     spec: {
       interval: f.interval,
@@ -93,7 +87,7 @@ function deleteKind(apiVersion: string, kind: string): { patch: string; target: 
  * Tiers' and the rest's (see the top of this file).
  */
 export function renderClusterKustomization(
-  scope: Construct,
+  scope: Sink,
   plan: Plan,
   d: PlannedDelivery,
   f: PlannedFlux,
@@ -121,7 +115,7 @@ export function renderClusterKustomization(
     const others = new Map<string, { apiVersion: string; kind: string }>();
     for (const o of bundle) if (!isTier(o)) others.set(`${o.apiVersion} ${o.kind}`, o);
     const tiersName = tiersDeliveryObjectName(plan.clusterSetId, c.id);
-    new Kustomization(scope, constructId('Kustomization', f.namespace, tiersName), {
+    put(scope, Kustomization, {
       metadata: meta(tiersName, f.namespace),
       spec: {
         ...common,
@@ -131,7 +125,7 @@ export function renderClusterKustomization(
       },
     });
   }
-  new Kustomization(scope, constructId('Kustomization', f.namespace, name), {
+  put(scope, Kustomization, {
     metadata: meta(name, f.namespace),
     spec: {
       ...common,

@@ -1,10 +1,10 @@
 /**
- * Render: plan → one list of Kubernetes objects per cluster, built with cdk8s constructs (one module
- * per output kind). `App.synth()` is never called: each object's JSON is taken with `toJson()` and
- * handed to our own emitter, which orders, names and writes files (cdk8s's multi-chart synth is
- * quadratic in charts and its file naming loses objects).
+ * Render: plan → one list of Kubernetes objects per cluster (one module per output kind), each built
+ * with a generated binding's static `manifest()` (typed props; util.ts `put`) into a `Sink`, and
+ * handed to our own emitter, which orders, names and writes files. No cdk8s construct tree: its
+ * multi-chart synth is quadratic in charts, its file naming loses objects, and building and
+ * resolving constructs was half of the render stage.
  */
-import { ApiObject, App, Chart } from 'cdk8s';
 import type { Plan, PlannedCluster } from '../plan';
 import {
   renderCompiledImportsPolicy,
@@ -26,7 +26,7 @@ import { renderServiceImport } from './service-imports';
 import { renderServiceExport } from './service-exports';
 import { renderStretchedPolicy } from './stretched-policies';
 import { renderTier } from './tiers';
-import { withOwnership } from './util';
+import { Sink, withOwnership } from './util';
 
 /** A rendered Kubernetes object, as plain JSON. */
 export type K8sObject = {
@@ -44,7 +44,7 @@ export type K8sObject = {
 /** Objects of one cluster's bundle, in no particular order (the emitter orders them). */
 export type Bundles = Map<string, K8sObject[]>;
 
-function renderLeader(chart: Chart, plan: Plan): void {
+function renderLeader(chart: Sink, plan: Plan): void {
   renderCrds(chart, LEADER_CRDS);
   renderNamespace(chart, plan.leaderNamespace, { prune: true });
   renderLeaderClusterSet(chart, plan);
@@ -78,7 +78,7 @@ function memberNamespaces(plan: Plan, member: PlannedCluster): string[] {
   return [...names].filter((n) => !BUILTIN_NAMESPACES.has(n));
 }
 
-function renderMember(chart: Chart, plan: Plan, member: PlannedCluster): void {
+function renderMember(chart: Sink, plan: Plan, member: PlannedCluster): void {
   renderCrds(chart, MEMBER_CRDS);
   for (const ns of memberNamespaces(plan, member)) renderNamespace(chart, ns, { prune: false });
   renderMemberClusterSet(chart, plan, member);
@@ -98,20 +98,13 @@ function renderMember(chart: Chart, plan: Plan, member: PlannedCluster): void {
 
 /** Renders every cluster's bundle. Pure: no file system, no environment. */
 export function render(plan: Plan): Bundles {
-  const app = new App({ outdir: '/nonexistent' });
   const bundles: Bundles = new Map();
   for (const cluster of plan.clusters) {
     if (!cluster.isLeader && !cluster.isMember) continue;
-    const chart = new Chart(app, cluster.id, { disableResourceNameHashes: true });
-    if (cluster.isLeader) renderLeader(chart, plan);
-    if (cluster.isMember) renderMember(chart, plan, cluster);
-    bundles.set(
-      cluster.id,
-      withOwnership(
-        chart.node.children.filter(ApiObject.isApiObject).map((o) => o.toJson() as K8sObject),
-        plan.clusterSetId,
-      ),
-    );
+    const sink = new Sink();
+    if (cluster.isLeader) renderLeader(sink, plan);
+    if (cluster.isMember) renderMember(sink, plan, cluster);
+    bundles.set(cluster.id, withOwnership(sink.objects, plan.clusterSetId));
   }
   return bundles;
 }

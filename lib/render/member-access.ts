@@ -3,11 +3,10 @@
  * less the status writes its member never makes, and per member a ServiceAccount annotated with the
  * cluster ID, a token Secret with no data (the API server fills it), and a RoleBinding.
  */
-import type { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-33';
 import { CLUSTER_ID_ANNOTATION, MEMBER_ROLE, memberIdentityName } from '../names';
 import type { Plan, PlannedCluster } from '../plan';
-import { constructId, meta } from './util';
+import { meta, put, type Sink } from './util';
 
 const MC = 'multicluster.crd.antrea.io';
 const ALL = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
@@ -20,8 +19,8 @@ const ALL = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
  * member's export status or a compiled import's. `get` stays: it shows nothing the object does not.
  * The member-writes admission policy refuses those writes too, should a wider Role be bound.
  */
-export function renderMemberRole(scope: Construct, plan: Plan): void {
-  new k8s.KubeRole(scope, constructId('Role', plan.leaderNamespace, MEMBER_ROLE), {
+export function renderMemberRole(scope: Sink, plan: Plan): void {
+  put(scope, k8s.KubeRole, {
     metadata: meta(MEMBER_ROLE, plan.leaderNamespace),
     rules: [
       { apiGroups: [''], resources: ['events'], verbs: ['create'] },
@@ -40,18 +39,18 @@ export function memberUsername(plan: Plan, memberId: string): string {
   return `system:serviceaccount:${plan.leaderNamespace}:${memberIdentityName(memberId)}`;
 }
 
-export function renderMemberIdentity(scope: Construct, plan: Plan, member: PlannedCluster): void {
+export function renderMemberIdentity(scope: Sink, plan: Plan, member: PlannedCluster): void {
   const name = memberIdentityName(member.id);
   const ns = plan.leaderNamespace;
-  new k8s.KubeServiceAccount(scope, constructId('ServiceAccount', ns, name), {
+  put(scope, k8s.KubeServiceAccount, {
     metadata: meta(name, ns, { annotations: { [CLUSTER_ID_ANNOTATION]: member.id } }),
   });
   // No data: the token controller fills it. Nothing secret is ever rendered.
-  new k8s.KubeSecret(scope, constructId('Secret', ns, name), {
+  put(scope, k8s.KubeSecret, {
     metadata: meta(name, ns, { annotations: { 'kubernetes.io/service-account.name': name } }),
     type: 'kubernetes.io/service-account-token',
   });
-  new k8s.KubeRoleBinding(scope, constructId('RoleBinding', ns, name), {
+  put(scope, k8s.KubeRoleBinding, {
     metadata: meta(name, ns),
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: MEMBER_ROLE },
     subjects: [{ kind: 'ServiceAccount', name, namespace: ns }],

@@ -5,11 +5,10 @@
  * the values of Antrea's member manifest, since this ConfigMap replaces that one.
  */
 import { NEVER_PRUNE } from './namespaces';
-import type { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-33';
 import { dumpYaml } from '../yaml';
 import type { Plan, PlannedCluster } from '../plan';
-import { constructId, meta } from './util';
+import { meta, put, type Sink } from './util';
 
 export const MEMBER_CONFIG_NAME = 'antrea-mc-controller-config';
 export const MEMBER_CONFIG_KEY = 'controller_manager_config.yaml';
@@ -30,8 +29,8 @@ export function memberConfig(cluster: PlannedCluster): Record<string, unknown> {
   };
 }
 
-export function renderMemberConfig(scope: Construct, plan: Plan, cluster: PlannedCluster): void {
-  new k8s.KubeConfigMap(scope, constructId('ConfigMap', plan.memberNamespace, MEMBER_CONFIG_NAME), {
+export function renderMemberConfig(scope: Sink, plan: Plan, cluster: PlannedCluster): void {
+  put(scope, k8s.KubeConfigMap, {
     // Antrea's install ships this ConfigMap too: never deleted, whatever happens to the bundle.
     metadata: meta(MEMBER_CONFIG_NAME, plan.memberNamespace, { annotations: { ...NEVER_PRUNE } }),
     data: { [MEMBER_CONFIG_KEY]: dumpYaml(memberConfig(cluster)) },

@@ -25,14 +25,12 @@
  * digest because the controller reads its ConfigMap only at start.
  */
 import { createHash } from 'node:crypto';
-import { ApiObject } from 'cdk8s';
-import type { Construct } from 'constructs';
 import type { TierProps } from '../model';
 import { MEMBER_CONTROLLER_DEPLOYMENT } from '../names';
 import type { Plan, PlannedCluster } from '../plan';
 import { memberConfig } from './member-config';
 import { dumpYaml } from '../yaml';
-import { PARTIAL_OBJECT, SYNC_WAVE, WAVE_RESTART, constructId, meta } from './util';
+import { PARTIAL_OBJECT, SYNC_WAVE, WAVE_RESTART, meta, putObject, type Sink } from './util';
 
 /** Pod template annotation: SHA-256 of the member's Tiers. */
 export const TIERS_CHECKSUM_ANNOTATION = 'clusterset/tiers-checksum';
@@ -62,13 +60,13 @@ export function memberConfigChecksum(cluster: PlannedCluster): string {
 
 /** The partial Deployment that restarts `cluster`'s member controller when its Tiers or settings change. */
 export function renderMemberControllerRestart(
-  scope: Construct,
+  scope: Sink,
   plan: Plan,
   cluster: PlannedCluster,
   tiers: readonly TierProps[],
 ): void {
   const name = MEMBER_CONTROLLER_DEPLOYMENT;
-  new ApiObject(scope, constructId('Deployment', plan.memberNamespace, name), {
+  putObject(scope, {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: meta(name, plan.memberNamespace, {

@@ -3,9 +3,8 @@
  * the Services exported in the set (its ServiceExports live there, and Antrea imports
  * `antrea-mc-<svc>` into them) but never prunes them: they hold the application too.
  */
-import type { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-33';
-import { SYNC_WAVE, WAVE_NAMESPACES, constructId, meta } from './util';
+import { SYNC_WAVE, WAVE_NAMESPACES, meta, put, type Sink } from './util';
 
 /**
  * Keeps Argo CD and Flux from ever deleting the object: not when the model stops naming it
@@ -19,8 +18,8 @@ export const NEVER_PRUNE: Readonly<Record<string, string>> = {
   'kustomize.toolkit.fluxcd.io/prune': 'disabled',
 };
 
-export function renderNamespace(scope: Construct, name: string, opts: { prune: boolean }): void {
-  new k8s.KubeNamespace(scope, constructId('Namespace', undefined, name), {
+export function renderNamespace(scope: Sink, name: string, opts: { prune: boolean }): void {
+  put(scope, k8s.KubeNamespace, {
     metadata: meta(name, undefined, {
       annotations: { [SYNC_WAVE]: WAVE_NAMESPACES, ...(opts.prune ? {} : NEVER_PRUNE) },
     }),

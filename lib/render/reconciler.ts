@@ -15,11 +15,10 @@
  * (lib/render/admission.ts) holds its other writes to their purpose.
  */
 import { createHash } from 'node:crypto';
-import type { Construct } from 'constructs';
 import { k8s } from 'cdk8s-plus-33';
 import type { Plan, PlannedQuantities } from '../plan';
 import type { ReconcilerConfig } from '../reconciler/config';
-import { constructId, meta } from './util';
+import { meta, put, type Sink } from './util';
 
 import { RECONCILER_CONFIG_KEY, RECONCILER_CONFIG_NAME, RECONCILER_NAME } from '../names';
 
@@ -139,11 +138,11 @@ function quantities(q: PlannedQuantities): { [key: string]: k8s.Quantity } {
   );
 }
 
-function renderDeployment(scope: Construct, plan: Plan, configText: string): void {
+function renderDeployment(scope: Sink, plan: Plan, configText: string): void {
   const ns = plan.leaderNamespace;
   const r = plan.reconciler;
   const httpGet = (path: string) => ({ path, port: k8s.IntOrString.fromNumber(RECONCILER_PORT) });
-  new k8s.KubeDeployment(scope, constructId('Deployment', ns, RECONCILER_NAME), {
+  put(scope, k8s.KubeDeployment, {
     metadata: meta(RECONCILER_NAME, ns, { labels: SELECTOR }),
     spec: {
       replicas: r.replicas,
@@ -200,26 +199,26 @@ function renderDeployment(scope: Construct, plan: Plan, configText: string): voi
   });
 }
 
-export function renderReconciler(scope: Construct, plan: Plan): void {
+export function renderReconciler(scope: Sink, plan: Plan): void {
   const ns = plan.leaderNamespace;
   const configText = reconcilerConfigText(plan);
-  new k8s.KubeServiceAccount(scope, constructId('ServiceAccount', ns, RECONCILER_NAME), {
+  put(scope, k8s.KubeServiceAccount, {
     metadata: meta(RECONCILER_NAME, ns),
   });
-  new k8s.KubeRole(scope, constructId('Role', ns, RECONCILER_NAME), {
+  put(scope, k8s.KubeRole, {
     metadata: meta(RECONCILER_NAME, ns),
     rules: ROLE_RULES.map((rule) => ({ ...rule })),
   });
-  new k8s.KubeRoleBinding(scope, constructId('RoleBinding', ns, RECONCILER_NAME), {
+  put(scope, k8s.KubeRoleBinding, {
     metadata: meta(RECONCILER_NAME, ns),
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: RECONCILER_NAME },
     subjects: [{ kind: 'ServiceAccount', name: RECONCILER_NAME, namespace: ns }],
   });
-  new k8s.KubeConfigMap(scope, constructId('ConfigMap', ns, RECONCILER_CONFIG_NAME), {
+  put(scope, k8s.KubeConfigMap, {
     metadata: meta(RECONCILER_CONFIG_NAME, ns),
     data: { [RECONCILER_CONFIG_KEY]: configText },
   });
-  new k8s.KubeLease(scope, constructId('Lease', ns, RECONCILER_LEASE_NAME), {
+  put(scope, k8s.KubeLease, {
     metadata: meta(RECONCILER_LEASE_NAME, ns),
   });
   renderDeployment(scope, plan, configText);

@@ -4,15 +4,14 @@
  * annotations, `spec: {name, namespace, kind: ServiceImport, serviceImport: {spec: {ports, type}}}`
  * with ports `{name, port, protocol}` in the declared order, type ClusterSetIP, no `ips`.
  */
-import type { Construct } from 'constructs';
 import { ResourceImport, ResourceImportSpecServiceImportSpecType } from '../../generated/resourceimport';
 import { serviceImportName } from '../names';
 import type { Plan, PlannedService } from '../plan';
-import { constructId, meta } from './util';
+import { meta, put, type Sink } from './util';
 
-export function renderServiceImport(scope: Construct, plan: Plan, svc: PlannedService): void {
+export function renderServiceImport(scope: Sink, plan: Plan, svc: PlannedService): void {
   const name = serviceImportName(svc.namespace, svc.name);
-  new ResourceImport(scope, constructId('ResourceImport', plan.leaderNamespace, name), {
+  put(scope, ResourceImport, {
     metadata: meta(name, plan.leaderNamespace),
     spec: {
       name: svc.name,

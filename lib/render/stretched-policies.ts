@@ -4,14 +4,13 @@
  * `toServices` egress to multi-cluster Services. Named as the model names them; the `antrea-mc-`
  * prefix is left to what Antrea imports, so the two never collide.
  */
-import type { Construct } from 'constructs';
 import { ClusterNetworkPolicy } from '../../generated/clusternetworkpolicy';
 import type { PlannedPolicy } from '../plan';
 import { acnpSpec } from '../policy';
-import { constructId, meta } from './util';
+import { meta, put, type Sink } from './util';
 
-export function renderStretchedPolicy(scope: Construct, policy: PlannedPolicy): void {
-  new ClusterNetworkPolicy(scope, constructId('ClusterNetworkPolicy', undefined, policy.name), {
+export function renderStretchedPolicy(scope: Sink, policy: PlannedPolicy): void {
+  put(scope, ClusterNetworkPolicy, {
     metadata: meta(policy.name),
     spec: acnpSpec(policy),
   });

@@ -3,13 +3,12 @@
  * and never retried, so every member gets every custom Tier its policies use, in an early sync wave
  * (with the Namespaces), before the ClusterSet connects the member and before its policies.
  */
-import type { Construct } from 'constructs';
 import { Tier } from '../../generated/tier';
 import type { TierProps } from '../model';
-import { SYNC_WAVE, WAVE_NAMESPACES, constructId, meta } from './util';
+import { SYNC_WAVE, WAVE_NAMESPACES, meta, put, type Sink } from './util';
 
-export function renderTier(scope: Construct, tier: TierProps): void {
-  new Tier(scope, constructId('Tier', undefined, tier.name), {
+export function renderTier(scope: Sink, tier: TierProps): void {
+  put(scope, Tier, {
     metadata: meta(tier.name, undefined, { annotations: { [SYNC_WAVE]: WAVE_NAMESPACES } }),
     spec: { priority: tier.priority, description: tier.description },
   });

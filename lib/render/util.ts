@@ -1,5 +1,6 @@
 /** Helpers shared by the render modules. */
 import type { ApiObjectMetadata } from 'cdk8s';
+import type { K8sObject } from './index';
 
 /**
  * Argo CD sync-wave annotation: CRDs first (-2), then Namespaces, Tiers and admission policies (-1),
@@ -60,9 +61,55 @@ export function withOwnership<
   });
 }
 
-/** Construct IDs are derived from object identity, never used as names. */
-export function constructId(kind: string, namespace: string | undefined, name: string): string {
-  return `${kind}.${namespace ?? '_cluster'}.${name}`;
+/**
+ * Where render modules put the objects of one bundle or delivery folder. Objects are built with the
+ * generated bindings' static `manifest()` (typed props, the CRD's field names), not as cdk8s
+ * constructs: a construct tree bought nothing here (`App.synth()` is never called) and cost about
+ * half of the render stage.
+ */
+export class Sink {
+  readonly objects: K8sObject[] = [];
+}
+
+/**
+ * Drops null and undefined values at every depth, and in `metadata` also empty maps and lists, as
+ * cdk8s's `ApiObject.toJson()` did for the same props (so the output is byte for byte the same).
+ */
+function sanitize(value: unknown, dropEmpty: boolean): unknown {
+  if (value === null || value === undefined || typeof value !== 'object') return value ?? undefined;
+  if (Array.isArray(value)) {
+    if (dropEmpty && value.length === 0) return undefined;
+    return value.map((v) => sanitize(v, dropEmpty));
+  }
+  const out: Record<string, unknown> = {};
+  let any = false;
+  for (const key of Object.keys(value)) {
+    const v = sanitize((value as Record<string, unknown>)[key], dropEmpty);
+    if (v !== undefined && v !== null) {
+      out[key] = v;
+      any = true;
+    }
+  }
+  return dropEmpty && !any ? undefined : out;
+}
+
+function toObject(manifest: Record<string, unknown>): K8sObject {
+  const { metadata, ...rest } = manifest;
+  const o = sanitize(rest, false) as Record<string, unknown>;
+  return { ...o, metadata: sanitize(metadata, true) ?? {} } as K8sObject;
+}
+
+/** Adds the object that a generated binding's `manifest(props)` builds. */
+export function put<P>(sink: Sink, kind: { manifest(props: P): unknown }, props: P): void {
+  sink.objects.push(toObject(kind.manifest(props) as Record<string, unknown>));
+}
+
+/** Adds an object of a kind without a generated binding (a CRD, a partial object, an import payload). */
+export function putObject(
+  sink: Sink,
+  o: { apiVersion: string; kind: string; metadata: object; [field: string]: unknown },
+): void {
+  sink.objects.push(toObject(o as unknown as Record<string, unknown>));
 }
 
 export function meta(

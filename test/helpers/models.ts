@@ -4,8 +4,7 @@
  *
  * Every builder returns a fresh, fully mutable model, so a test can change one thing in place.
  */
-import { ApiObject, App, Chart } from 'cdk8s';
-import type { Construct } from 'constructs';
+import { Sink } from '../../lib/render/util';
 import type {
   ClusterProps,
   ClusterSetProps,
@@ -155,11 +154,11 @@ export function planOf(model: ModelDraft): Plan {
   return plan(model as ClusterSetProps);
 }
 
-/** WHEN one render function runs in a fresh chart: the objects it added, as JSON. */
-export function renderInto(f: (scope: Construct) => void): K8sObject[] {
-  const chart = new Chart(new App(), 'x', { disableResourceNameHashes: true });
-  f(chart);
-  return chart.node.children.filter(ApiObject.isApiObject).map((o) => o.toJson() as K8sObject);
+/** WHEN one render function runs into a fresh sink: the objects it added, as JSON. */
+export function renderInto(f: (sink: Sink) => void): K8sObject[] {
+  const sink = new Sink();
+  f(sink);
+  return sink.objects;
 }
 
 /** The single object of `kind` (and `name`, if given); fails when there is not exactly one. */

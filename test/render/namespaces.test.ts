@@ -68,14 +68,14 @@ test('pins the duplicate-Namespace crash: a Service in the custom member namespa
   m.memberNamespace = 'mc-member';
   m.services = [service('mc-member', 'probe', ['east'])];
   // lib/render/index.ts renderMember renders plan.memberNamespace, then every Service namespace, with
-  // no de-duplication: cdk8s throws "There is already a Construct with name 'Namespace._cluster.mc-member'".
+  // no de-duplication: emit would refuse two Namespaces of one name (output-path-collision).
   assert.equal(namespacesOf(m, 'east'), ['mc-member']);
 });
 
 test('fails: a dual-role leader whose member namespace is the leader namespace is refused before rendering (no crash)', () => {
   const m = dualRoleModel();
   m.memberNamespace = 'antrea-multicluster';
-  // render() alone would build two Namespace constructs of one name (cdk8s throws), and both
+  // render() alone would build two Namespaces of one name (an output path collision), and both
   // ClusterSets would share one namespace, which Antrea refuses; the check stage must stop it first.
   const r = compile(m);
   assert.equal(r.files.size, 0);
