@@ -253,7 +253,7 @@ export function scaffold(o: InitOptions): ReadonlyMap<string, string> {
     ['tsconfig.json', tsconfig()],
     [MODEL_FILE, starterModel(o)],
     [WORKFLOW_FILE, workflow(o)],
-    ['.gitignore', 'node_modules/\n'],
+    ['.gitignore', 'node_modules/\nout/.clusterset-cache\n'],
     ['README.md', readme(o)],
   ]);
 }

@@ -1,10 +1,29 @@
 /**
  * Synth into a directory: compile the model and write what changed. The one entry point that the CLI's
  * `synth` and the benchmark share.
+ *
+ * An unchanged synth skips the compile. After a write, `<out>/.clusterset-cache` records the digest
+ * of the compile's inputs (lib/digest.ts: the model and the compiler) and the size of every file it
+ * wrote or found unchanged. The next synth with the same digest writes nothing and compiles nothing
+ * when out/ is as that write left it: nothing an interrupted write left (write.ts `strays`), and every listed file present,
+ * of the recorded size and older than the cache file. The last condition is git's answer to "racy"
+ * timestamps: a file changed after the cache was written has a modification time at or after the
+ * cache file's (the kernel stamps both from one clock), so it is never taken for unchanged; and the
+ * cache is written only once the clock has moved past the newest file written, so our own files are
+ * never racy. What this cannot see is a file put back with an older timestamp and the same size
+ * (`cp -p`, `tar x`, `touch -d`): `synth --force` compiles and compares bytes regardless, and
+ * `synth --check` always does.
  */
-import { writeOut } from './cli/write';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { strays, writeOut } from './cli/write';
 import type { CompileResult } from './compile';
-import { compile } from './compile';
+import type * as Compile from './compile';
+import { compileDigest } from './digest';
+import { INDEX_FILE } from './emit';
+
+/** The record of the last write, beside the files; never listed in the index, never committed. */
+export const CACHE_FILE = '.clusterset-cache';
 
 export interface SynthOutcome {
   /** The compile, when one ran (undefined when an up-to-date out/ let synth skip it). */
@@ -16,9 +35,92 @@ export interface SynthOutcome {
   readonly recovered?: string;
 }
 
+export interface SynthOptions {
+  /** Compile and compare even when the cache says out/ is up to date. */
+  readonly force?: boolean;
+  /** Called at each compile stage (for --progress). */
+  readonly onStage?: (stage: string) => void;
+}
+
+interface Cache {
+  readonly version: 1;
+  readonly digest: string;
+  /** [path relative to out/, size in bytes] of every file the write left, the index among them. */
+  readonly files: readonly (readonly [string, number])[];
+}
+
+function readCache(outDir: string): { cache: Cache; mtimeMs: number } | undefined {
+  const file = path.join(outDir, CACHE_FILE);
+  try {
+    const mtimeMs = fs.statSync(file).mtimeMs;
+    const cache = JSON.parse(fs.readFileSync(file, 'utf8')) as Cache;
+    return cache.version === 1 && Array.isArray(cache.files) ? { cache, mtimeMs } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The files of out/ when it is exactly as the write with this digest left it; else undefined. */
+export function upToDate(outDir: string, digest: string): string[] | undefined {
+  const found = readCache(outDir);
+  if (!found || found.cache.digest !== digest) return undefined;
+  if (strays(outDir).length > 0) return undefined;
+  const listed: string[] = [];
+  for (const [rel, size] of found.cache.files) {
+    const st = fs.statSync(path.join(outDir, rel), { throwIfNoEntry: false });
+    if (!st || !st.isFile() || st.size !== size || st.mtimeMs >= found.mtimeMs) return undefined;
+    listed.push(rel);
+  }
+  return listed;
+}
+
+/** Busy-waits (at most ~50 ms) until a fresh file's timestamp is later than `than`; false if it never is. */
+function writeAfter(file: string, text: string, than: number): boolean {
+  const deadline = performance.now() + 50;
+  for (;;) {
+    fs.writeFileSync(file, text);
+    if (fs.statSync(file).mtimeMs > than) return true;
+    if (performance.now() > deadline) return false;
+  }
+}
+
+function writeCache(
+  outDir: string,
+  digest: string,
+  files: ReadonlyMap<string, string>,
+  written: readonly string[],
+): void {
+  const cacheFile = path.join(outDir, CACHE_FILE);
+  try {
+    // Staged files are written in the order they are renamed, the index last: that one is the newest.
+    const newestRel = written.includes(INDEX_FILE) ? INDEX_FILE : written[written.length - 1];
+    const newest = newestRel === undefined ? 0 : fs.statSync(path.join(outDir, newestRel)).mtimeMs;
+    const cache: Cache = {
+      version: 1,
+      digest,
+      files: [...files].map(([rel, text]) => [rel, Buffer.byteLength(text)] as const),
+    };
+    if (!writeAfter(cacheFile, JSON.stringify(cache), newest)) fs.rmSync(cacheFile, { force: true });
+  } catch {
+    // A cache is an optimization: without one the next synth compiles.
+    fs.rmSync(cacheFile, { force: true });
+  }
+}
+
 /** Compiles `model` and writes its files into `outDir`; writes nothing when the model has problems. */
-export function synthInto(model: unknown, outDir: string): SynthOutcome {
-  const result = compile(model);
+export function synthInto(model: unknown, outDir: string, o: SynthOptions = {}): SynthOutcome {
+  const digest = compileDigest(model);
+  if (digest !== undefined && !o.force) {
+    const listed = upToDate(outDir, digest);
+    if (listed) return { write: [], unchanged: listed, prune: [] };
+  }
+  // Loaded only when a compile runs, so that an up-to-date synth starts fast.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { compile } = require('./compile') as typeof Compile;
+  const result = compile(model, o.onStage);
   if (result.diagnostics.length > 0) return { result, write: [], unchanged: [], prune: [] };
-  return { result, ...writeOut(outDir, result.files) };
+  const written = writeOut(outDir, result.files);
+  if (digest !== undefined) writeCache(outDir, digest, result.files, written.write);
+  else fs.rmSync(path.join(outDir, CACHE_FILE), { force: true });
+  return { result, ...written };
 }

@@ -12,8 +12,9 @@ import { explainCommand } from './explain';
 import { initCommand } from './init';
 import { reconcileCommand } from './reconcile';
 import { tokenCommand } from './token';
-import { REPORT_FORMATS, compileModelFile, type ReportFormat } from './model';
-import { WriteError, planWrite, writeOut } from './write';
+import { REPORT_FORMATS, compileModelFile, loadReported, reportProblems, type ReportFormat } from './model';
+import type * as Synth from '../synth';
+import { WriteError, planWrite } from './write';
 
 /**
  * Exit statuses, the same for every command: 0 ok; 1 findings (a stale out/, changes with
@@ -66,20 +67,22 @@ export async function main(argv: string[]): Promise<void> {
             default: false,
             describe: 'write nothing; exit 1 if the output directory is stale',
           })
+          .option('force', {
+            type: 'boolean',
+            default: false,
+            describe: 'compile and compare every file even when out/ is up to date with the model',
+          })
           .option('format', FORMAT_OPTION)
           .example('$0 synth', 'render clusterset.ts into out/')
           .example('$0 synth --check', 'in CI: exit 1 when out/ is not what the model renders')
           .example('$0 synth --format github', 'in GitHub Actions: model problems as annotations'),
       async (a) => {
         const format = a.format as ReportFormat;
-        const r = await compileModelFile(a.model, {
-          consequence: 'nothing was written',
-          format,
-          onStage: progress(a.progress),
-        });
-        if (!r) return;
         const outDir = path.resolve(a.out);
+        const modelOptions = { consequence: 'nothing was written', format, onStage: progress(a.progress) };
         if (a.check) {
+          const r = await compileModelFile(a.model, modelOptions);
+          if (!r) return;
           const p = planWrite(outDir, r.files);
           if (p.strays.length > 0) {
             process.stderr.write(
@@ -102,15 +105,27 @@ export async function main(argv: string[]): Promise<void> {
           process.stdout.write(`${a.out}/ is up to date (${summary(r)}, ${p.unchanged.length} files).\n`);
           return;
         }
-        const p = writeOut(outDir, r.files);
-        if (p.recovered) process.stderr.write(`clusterset: ${a.out}/: ${p.recovered}.\n`);
+        const loaded = await loadReported(a.model, modelOptions);
+        if (!loaded) return;
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { synthInto } = require('../synth') as typeof Synth;
+        const s = synthInto(loaded.input, outDir, { force: a.force, onStage: modelOptions.onStage });
+        if (s.result && s.result.diagnostics.length > 0) {
+          reportProblems(a.model, s.result.diagnostics, modelOptions);
+          return;
+        }
+        if (s.recovered) process.stderr.write(`clusterset: ${a.out}/: ${s.recovered}.\n`);
         if (format === 'json') {
-          const counts = { written: p.write.length, unchanged: p.unchanged.length, pruned: p.prune.length };
-          process.stdout.write(`${JSON.stringify({ ok: true, diagnostics: [], files: counts })}\n`);
+          const counts = { written: s.write.length, unchanged: s.unchanged.length, pruned: s.prune.length };
+          process.stdout.write(
+            `${JSON.stringify({ ok: true, diagnostics: [], compiled: s.result !== undefined, files: counts })}\n`,
+          );
           return;
         }
         process.stdout.write(
-          `${summary(r)}: ${p.write.length} files written, ${p.unchanged.length} unchanged, ${p.prune.length} pruned (${a.out}/)\n`,
+          s.result
+            ? `${summary(s.result)}: ${s.write.length} files written, ${s.unchanged.length} unchanged, ${s.prune.length} pruned (${a.out}/)\n`
+            : `${a.out}/ is up to date: the model and clusterset are unchanged since the last synth; nothing compiled or written (${s.unchanged.length} files; --force compiles and compares anyway)\n`,
         );
       },
     )

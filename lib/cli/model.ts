@@ -32,7 +32,8 @@ export interface ModelOptions {
   readonly onStage?: (stage: string) => void;
 }
 
-async function load(file: string, o: ModelOptions): Promise<{ input: unknown } | undefined> {
+/** The loaded model, or undefined after reporting why it cannot be loaded. */
+export async function loadReported(file: string, o: ModelOptions): Promise<{ input: unknown } | undefined> {
   try {
     return { input: await loadModelFile(file) };
   } catch (e) {
@@ -58,7 +59,8 @@ export function annotation(file: string, rule: string, text: string): string {
   return `::error file=${escapeProperty(file)},title=${escapeProperty(rule)}::${escapeData(text)}`;
 }
 
-function reportProblems(file: string, ds: readonly Diagnostic[], o: ModelOptions): void {
+/** Reports the model's diagnostics in the chosen format; exit status EXIT_MODEL. */
+export function reportProblems(file: string, ds: readonly Diagnostic[], o: ModelOptions): void {
   process.exitCode = EXIT_MODEL;
   if (o.format === 'json') {
     process.stdout.write(`${JSON.stringify({ ok: false, diagnostics: ds })}\n`);
@@ -75,7 +77,7 @@ function reportProblems(file: string, ds: readonly Diagnostic[], o: ModelOptions
 
 /** The compiled model, or undefined after reporting why there is none. */
 export async function compileModelFile(file: string, o: ModelOptions): Promise<CompileResult | undefined> {
-  const loaded = await load(file, o);
+  const loaded = await loadReported(file, o);
   if (!loaded) return undefined;
   // Loaded when a command needs it, so that --help and light commands start fast.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -91,7 +93,7 @@ export async function compileModelFile(file: string, o: ModelOptions): Promise<C
  * commands that explain the model rather than its output.
  */
 export async function planModelFile(file: string, o: ModelOptions): Promise<Plan | undefined> {
-  const loaded = await load(file, o);
+  const loaded = await loadReported(file, o);
   if (!loaded) return undefined;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { checkModel } = require('../check') as typeof Check;

@@ -51,7 +51,10 @@ test('GIVEN the example WHEN synth runs THEN out/ holds every bundle and a no-op
   );
   const second = run(['synth', 'clusterset.ts'], dir);
   assert.is(second.status, 0, second.stderr);
-  assert.match(second.stdout, / 0 files written, \d+ unchanged, 0 pruned/);
+  assert.match(second.stdout, /out\/ is up to date: .* nothing compiled or written \(\d+ files/);
+  const forced = run(['synth', 'clusterset.ts', '--force'], dir);
+  assert.is(forced.status, 0, forced.stderr);
+  assert.match(forced.stdout, / 0 files written, \d+ unchanged, 0 pruned/);
   assert.is(run(['synth', '--check'], dir).status, 0);
 });
 
