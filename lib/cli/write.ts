@@ -7,17 +7,22 @@
  * 2. plan: compare the compiled files with what is on disk (a no-op synth rewrites nothing) and list
  *    what the previous index listed that the new output does not (files we never wrote are never
  *    touched);
- * 3. stage: every changed file, the new index among them, is written under `out/.clusterset-txn/`;
- *    every target directory is checked (a file in the way, no write permission) before anything
- *    else, so that a failure here removes the staging directory and leaves out/ as it was;
+ * 3. stage: every target directory is checked (a file in the way, no write permission) before
+ *    anything else; `out/.clusterset-pending` lists the files that do not exist yet (written under a
+ *    temporary name and renamed into place), which are then written straight to their place; every
+ *    file that replaces one (the new index among them) is written under `out/.clusterset-txn/`. A
+ *    failure here removes the new files, the staging directory and the list, leaving out/ as it was;
  * 4. commit: `out/.clusterset-journal` (the renames and removals planned) is written under a
  *    temporary name and renamed into place, the one atomic step; from then on the change happens;
  * 5. apply: staged files are renamed into place (the index last), pruned files removed with the
- *    directories they leave empty, the staging directory and then the journal removed.
+ *    directories they leave empty, the staging directory, the pending list and then the journal
+ *    removed.
  *
- * Every step of recover and apply can be repeated, so a run killed in the middle of either is
- * completed by the next. Durability across power loss (fsync) is not attempted: a killed process
- * loses nothing the kernel already has.
+ * Recovery: a journal means committed (complete it); a pending list without a journal means not
+ * committed (remove the files it lists, which did not exist before). Every step of recover and apply
+ * can be repeated, so a run killed in the middle of either is completed by the next. New files are
+ * not staged because a rename per file was half the cost of writing a fresh out/. Durability across
+ * power loss (fsync) is not attempted: a killed process loses nothing the kernel already has.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -28,6 +33,11 @@ export const TXN_DIR = '.clusterset-txn';
 /** The committed plan of a write in progress. Its presence means: complete me. */
 export const JOURNAL_FILE = '.clusterset-journal';
 const JOURNAL_TMP = `${JOURNAL_FILE}.tmp`;
+/** Files an uncommitted write created in place; removed if the write is dropped. */
+export const PENDING_FILE = '.clusterset-pending';
+const PENDING_TMP = `${PENDING_FILE}.tmp`;
+/** Our bookkeeping in out/, never content. */
+const BOOKKEEPING = [JOURNAL_FILE, JOURNAL_TMP, PENDING_FILE, PENDING_TMP, TXN_DIR];
 /** What versions before the journal left beside their targets when interrupted. */
 const LEGACY_STRAY = /\.clusterset-tmp-\d+$/;
 
@@ -35,6 +45,12 @@ export interface WritePlan {
   readonly write: readonly string[];
   readonly unchanged: readonly string[];
   readonly prune: readonly string[];
+}
+
+interface Pending {
+  readonly version: 1;
+  /** Relative paths written in place that did not exist before. */
+  readonly create: readonly string[];
 }
 
 interface Journal {
@@ -103,8 +119,8 @@ function io<T>(file: string, f: () => T): T {
 /**
  * Fault injection for the interruption tests (test/cli/interrupt.test.ts): with
  * `CLUSTERSET_FAULT=<point>`, the writer stops at that point, says so on stderr and blocks, busy as
- * synchronous code is, until it is killed. Points: staged-half, journal-tmp, committed,
- * applied-half, pruned.
+ * synchronous code is, until it is killed. Points: created-half, staged-half, journal-tmp,
+ * committed, applied-half, pruned.
  */
 function faultPoint(point: string): void {
   if (process.env.CLUSTERSET_FAULT !== point) return;
@@ -127,8 +143,7 @@ function readIndex(outDir: string): string[] {
   return text.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
 }
 
-const isOurs = (rel: string): boolean =>
-  rel === TXN_DIR || rel.startsWith(`${TXN_DIR}/`) || rel === JOURNAL_FILE || rel === JOURNAL_TMP;
+const isOurs = (rel: string): boolean => BOOKKEEPING.includes(rel) || rel.startsWith(`${TXN_DIR}/`);
 
 /** Every path below outDir (files and directories), relative, without our own bookkeeping. */
 function existingPaths(outDir: string): Set<string> {
@@ -173,7 +188,7 @@ function plan(outDir: string, files: ReadonlyMap<string, string>): Planned {
 export function strays(outDir: string): string[] {
   if (!fs.existsSync(outDir) || !fs.statSync(outDir).isDirectory()) return [];
   const out: string[] = [];
-  for (const name of [JOURNAL_FILE, JOURNAL_TMP, TXN_DIR]) {
+  for (const name of BOOKKEEPING) {
     if (fs.existsSync(path.join(outDir, name))) out.push(name);
   }
   for (const rel of fs.readdirSync(outDir, { recursive: true, encoding: 'utf8' })) {
@@ -241,7 +256,31 @@ function apply(outDir: string, j: Journal): void {
   );
   faultPoint('pruned');
   io(txn, () => fs.rmSync(txn, { recursive: true, force: true }));
+  // The pending list goes before the journal: a pending list alone means "roll back".
+  io(outDir, () => fs.rmSync(path.join(outDir, PENDING_FILE), { force: true }));
   io(outDir, () => fs.rmSync(path.join(outDir, JOURNAL_FILE), { force: true }));
+}
+
+/** Drops an uncommitted write: the files it created in place, its staging directory, its lists. */
+function rollBack(outDir: string): number {
+  const pendingFile = path.join(outDir, PENDING_FILE);
+  let created: readonly string[] = [];
+  if (fs.existsSync(pendingFile)) {
+    created = (JSON.parse(io(pendingFile, () => fs.readFileSync(pendingFile, 'utf8'))) as Pending).create;
+    for (const rel of created) {
+      const file = path.join(outDir, rel);
+      io(file, () => fs.rmSync(file, { force: true }));
+    }
+    removeEmptyDirs(
+      outDir,
+      created.map((rel) => path.dirname(path.join(outDir, rel))),
+    );
+  }
+  io(outDir, () => fs.rmSync(path.join(outDir, TXN_DIR), { recursive: true, force: true }));
+  io(outDir, () => fs.rmSync(path.join(outDir, PENDING_TMP), { force: true }));
+  io(outDir, () => fs.rmSync(pendingFile, { force: true }));
+  io(outDir, () => fs.rmSync(path.join(outDir, JOURNAL_TMP), { force: true }));
+  return created.length;
 }
 
 /**
@@ -257,12 +296,13 @@ export function recover(outDir: string): string | undefined {
   if (fs.existsSync(journal)) {
     const j = JSON.parse(io(journal, () => fs.readFileSync(journal, 'utf8'))) as Journal;
     apply(outDir, j);
-    did = `completed an interrupted synth (${j.rename.length} files written, ${j.prune.length} pruned)`;
+    did = `completed an interrupted synth (${j.rename.length} files replaced, ${j.prune.length} pruned)`;
+    io(outDir, () => fs.rmSync(path.join(outDir, JOURNAL_TMP), { force: true }));
+    io(outDir, () => fs.rmSync(path.join(outDir, PENDING_TMP), { force: true }));
   } else {
-    io(outDir, () => fs.rmSync(path.join(outDir, TXN_DIR), { recursive: true, force: true }));
-    did = 'dropped the staged files of an interrupted synth';
+    const removed = rollBack(outDir);
+    did = `dropped the staged files of an interrupted synth${removed > 0 ? ` and the ${removed} new files it had written` : ''}`;
   }
-  io(outDir, () => fs.rmSync(path.join(outDir, JOURNAL_TMP), { force: true }));
   const legacy = found.filter((p) => LEGACY_STRAY.test(p));
   for (const rel of legacy) io(outDir, () => fs.rmSync(path.join(outDir, rel), { force: true }));
   if (legacy.length > 0) did += `; removed ${legacy.length} temporary files of an older clusterset`;
@@ -312,21 +352,40 @@ export function writeOut(
   if (p.write.length === 0 && p.prune.length === 0) {
     return { write: p.write, unchanged: p.unchanged, prune: p.prune, ...(recovered ? { recovered } : {}) };
   }
-  const rename = [...p.write.filter((r) => r !== INDEX_FILE), ...p.write.filter((r) => r === INDEX_FILE)];
+  // New files go straight to their place; files that replace one are staged and renamed, the index last.
+  const create = p.write.filter((r) => r !== INDEX_FILE && !p.existing.has(r));
+  const rename = [
+    ...p.write.filter((r) => r !== INDEX_FILE && p.existing.has(r)),
+    ...p.write.filter((r) => r === INDEX_FILE),
+  ];
   const madeOut = io(outDir, () => fs.mkdirSync(outDir, { recursive: true }));
   const txn = path.join(outDir, TXN_DIR);
   try {
-    checkTargets(outDir, rename, p.existing);
+    checkTargets(outDir, p.write, p.existing);
     const made = new Set<string>();
-    for (const rel of rename) {
-      const staged = path.join(txn, rel);
-      const dir = path.dirname(staged);
+    const put = (file: string, rel: string): void => {
+      const dir = path.dirname(file);
       if (!made.has(dir)) {
         io(dir, () => fs.mkdirSync(dir, { recursive: true }));
         made.add(dir);
       }
-      io(staged, () => fs.writeFileSync(staged, files.get(rel) ?? ''));
-      if (made.size > 0 && rel === rename[Math.floor(rename.length / 2)]) faultPoint('staged-half');
+      io(file, () => fs.writeFileSync(file, files.get(rel) ?? ''));
+    };
+    if (create.length > 0) {
+      const pending: Pending = { version: 1, create };
+      const tmp = path.join(outDir, PENDING_TMP);
+      io(tmp, () => fs.writeFileSync(tmp, JSON.stringify(pending)));
+      io(tmp, () => fs.renameSync(tmp, path.join(outDir, PENDING_FILE)));
+      const half = create[Math.floor(create.length / 2)];
+      for (const rel of create) {
+        put(path.join(outDir, rel), rel);
+        if (rel === half) faultPoint('created-half');
+      }
+    }
+    const half = rename[Math.floor(rename.length / 2)];
+    for (const rel of rename) {
+      put(path.join(txn, rel), rel);
+      if (rel === half) faultPoint('staged-half');
     }
     const journal: Journal = { version: 1, rename, prune: p.prune };
     const tmp = path.join(outDir, JOURNAL_TMP);
@@ -335,8 +394,11 @@ export function writeOut(
     io(tmp, () => fs.renameSync(tmp, path.join(outDir, JOURNAL_FILE)));
     faultPoint('committed');
   } catch (e) {
-    fs.rmSync(txn, { recursive: true, force: true });
-    fs.rmSync(path.join(outDir, JOURNAL_TMP), { force: true });
+    try {
+      rollBack(outDir);
+    } catch {
+      // The first failure is the one to report; the next synth drops what is left.
+    }
     if (madeOut) fs.rmSync(madeOut, { recursive: true, force: true });
     throw e;
   }

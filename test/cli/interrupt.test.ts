@@ -116,7 +116,7 @@ fs.cpSync(path.join(ref, 'out'), OLD_OUT, { recursive: true });
 assert.is(synth(ref, next).status, 0);
 const NEW = snapshot(path.join(ref, 'out'));
 
-const BEFORE_COMMIT = ['staged-half', 'journal-tmp'];
+const BEFORE_COMMIT = ['created-half', 'staged-half', 'journal-tmp'];
 const AFTER_COMMIT = ['committed', 'applied-half', 'pruned'];
 
 for (const point of [...BEFORE_COMMIT, ...AFTER_COMMIT]) {
