@@ -79,6 +79,7 @@ function emitObjects(
   relOf: (o: K8sObject) => string,
   files: Map<string, string>,
   diagnostics: Diagnostic[],
+  dumped: WeakMap<K8sObject, string>,
 ): number {
   const seen = new Map<string, K8sObject>();
   const resources: string[] = [];
@@ -98,7 +99,13 @@ function emitObjects(
     seen.set(rel, o);
     checkStringMap(o, 'labels', where, diagnostics);
     checkStringMap(o, 'annotations', where, diagnostics);
-    files.set(where, dumpYaml(o));
+    // Objects shared by several bundles (render/index.ts `Shared`) are dumped once.
+    let text = dumped.get(o);
+    if (text === undefined) {
+      text = dumpYaml(o);
+      dumped.set(o, text);
+    }
+    files.set(where, text);
     resources.push(rel);
   }
   files.set(
@@ -126,19 +133,20 @@ export function emit(bundles: Bundles, delivery: DeliveryFolders = new Map()): E
   const files = new Map<string, string>();
   const diagnostics: Diagnostic[] = [];
   const objectCounts = new Map<string, number>();
+  const dumped = new WeakMap<K8sObject, string>();
   const clusterIds = [...bundles.keys()].sort(cmp);
 
   for (const clusterId of clusterIds) {
     const objects = bundles.get(clusterId) ?? [];
     objectCounts.set(
       clusterId,
-      emitObjects(`clusters/${clusterId}`, objects, bundlePaths(objects), files, diagnostics),
+      emitObjects(`clusters/${clusterId}`, objects, bundlePaths(objects), files, diagnostics, dumped),
     );
   }
   // Delivery objects live outside the bundles, one folder each, named `<Kind>.<name>.yaml`.
   for (const folder of [...delivery.keys()].sort(cmp)) {
     const objects = delivery.get(folder) ?? [];
-    emitObjects(folder, objects, (o) => `${o.kind}.${o.metadata.name}.yaml`, files, diagnostics);
+    emitObjects(folder, objects, (o) => `${o.kind}.${o.metadata.name}.yaml`, files, diagnostics, dumped);
   }
   const index = [...files.keys()];
   files.set(

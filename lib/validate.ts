@@ -162,14 +162,19 @@ function schemaProblems(validate: ValidateFunction, o: K8sObject, where: string)
 /** Validates every object of every bundle; returns all problems. */
 export function validateBundles(bundles: Bundles): Diagnostic[] {
   const out: Diagnostic[] = [];
+  // An object shared by several bundles (render/index.ts `Shared`) that validated clean once is clean.
+  const clean = new WeakSet<K8sObject>();
   for (const [cluster, objects] of bundles) {
     for (const o of objects) {
+      if (clean.has(o)) continue;
+      const before = out.length;
       out.push(
         ...validateObject(
           o,
           `clusters/${cluster}/${o.metadata.namespace ?? '_cluster'}/${o.kind}.${o.metadata.name}`,
         ),
       );
+      if (out.length === before) clean.add(o);
     }
   }
   return out;

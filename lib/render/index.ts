@@ -78,9 +78,37 @@ function memberNamespaces(plan: Plan, member: PlannedCluster): string[] {
   return [...names].filter((n) => !BUILTIN_NAMESPACES.has(n));
 }
 
-function renderMember(chart: Sink, plan: Plan, member: PlannedCluster): void {
-  renderCrds(chart, MEMBER_CRDS);
-  for (const ns of memberNamespaces(plan, member)) renderNamespace(chart, ns, { prune: false });
+/**
+ * Objects that are the same in every bundle that holds them (CRDs, Namespaces, Tiers, ClusterGroups,
+ * stretched policies): each rendered once per compile and shared, not rebuilt per member, so render
+ * is linear in the model; the emitter and the validator, which key their work on the object, then
+ * handle each once too.
+ */
+class Shared {
+  private readonly memo = new Map<string, readonly K8sObject[]>();
+  constructor(private readonly clusterSetId: string) {}
+
+  objects(key: string, build: (sink: Sink) => void): readonly K8sObject[] {
+    let objects = this.memo.get(key);
+    if (!objects) {
+      const sink = new Sink();
+      build(sink);
+      objects = withOwnership(sink.objects, this.clusterSetId);
+      this.memo.set(key, objects);
+    }
+    return objects;
+  }
+}
+
+/** Renders a member's own objects into `chart`; returns the shared ones its bundle also holds. */
+function renderMember(chart: Sink, plan: Plan, member: PlannedCluster, shared: Shared): K8sObject[] {
+  const common: K8sObject[] = [];
+  const add = (key: string, build: (sink: Sink) => void): void => {
+    common.push(...shared.objects(key, build));
+  };
+  add('crds', (s) => renderCrds(s, MEMBER_CRDS));
+  for (const ns of memberNamespaces(plan, member))
+    add(`Namespace/${ns}`, (s) => renderNamespace(s, ns, { prune: false }));
   renderMemberClusterSet(chart, plan, member);
   if (plan.externalSecrets) renderMemberExternalSecret(chart, plan, member);
   renderMemberConfig(chart, plan, member);
@@ -89,22 +117,24 @@ function renderMember(chart: Sink, plan: Plan, member: PlannedCluster): void {
   const stretched = plan.stretchedByMember.get(member.id) ?? [];
   const tiers = new Set([...plan.baselinePolicies, ...stretched].map((p) => p.tier));
   const memberTiers = plan.tiers.filter((t) => tiers.has(t.name));
-  for (const t of memberTiers) renderTier(chart, t);
+  for (const t of memberTiers) add(`Tier/${t.name}`, (s) => renderTier(s, t));
   for (const g of groupsNeeded([...plan.baselinePolicies, ...stretched], plan.clusterGroups))
-    renderClusterGroup(chart, g);
-  for (const p of stretched) renderStretchedPolicy(chart, p);
+    add(`ClusterGroup/${g.name}`, (s) => renderClusterGroup(s, g));
+  for (const p of stretched) add(`ClusterNetworkPolicy/${p.name}`, (s) => renderStretchedPolicy(s, p));
   renderMemberControllerRestart(chart, plan, member, memberTiers);
+  return common;
 }
 
 /** Renders every cluster's bundle. Pure: no file system, no environment. */
 export function render(plan: Plan): Bundles {
   const bundles: Bundles = new Map();
+  const shared = new Shared(plan.clusterSetId);
   for (const cluster of plan.clusters) {
     if (!cluster.isLeader && !cluster.isMember) continue;
     const sink = new Sink();
     if (cluster.isLeader) renderLeader(sink, plan);
-    if (cluster.isMember) renderMember(sink, plan, cluster);
-    bundles.set(cluster.id, withOwnership(sink.objects, plan.clusterSetId));
+    const common = cluster.isMember ? renderMember(sink, plan, cluster, shared) : [];
+    bundles.set(cluster.id, [...common, ...withOwnership(sink.objects, plan.clusterSetId)]);
   }
   return bundles;
 }
