@@ -6,7 +6,7 @@ import type { ClusterSetProps } from '../../lib/model';
 import type { ModelDraft } from './models';
 
 /** mulberry32: a tiny seeded PRNG, so a failure reproduces. */
-function prng(seed: number): () => number {
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
