@@ -257,13 +257,27 @@ function isFirstKey(k: string): boolean {
 if (!FIRST_KEYS.every((k, i) => isFirstKey(k) && (i === 0 || FIRST_KEYS[i - 1]! < k)))
   throw new Error('lib/yaml.ts: isFirstKey must list FIRST_KEYS, and FIRST_KEYS be in code-unit order');
 
+/** Whether `keys` already are in compareKeys order (objects are often built that way). */
+function inOrder(keys: readonly string[]): boolean {
+  let prev = keys[0]!;
+  let prevFirst = isFirstKey(prev);
+  for (let i = 1; i < keys.length; i++) {
+    const k = keys[i]!;
+    const first = isFirstKey(k);
+    if (!(first ? prevFirst && prev < k : prevFirst || prev < k)) return false;
+    prev = k;
+    prevFirst = first;
+  }
+  return true;
+}
+
 /**
  * `Object.keys(o).sort(compareKeys)`, faster: FIRST_KEYS are themselves in code-unit order, so the
  * order is the code-unit sort with the FIRST_KEYS present moved to the front, keeping their order.
  */
 function sortedKeys(o: object): string[] {
   const keys = Object.keys(o);
-  if (keys.length < 2) return keys;
+  if (keys.length < 2 || inOrder(keys)) return keys;
   keys.sort();
   let firsts = 0;
   for (let i = 0; i < keys.length; i++) if (isFirstKey(keys[i]!)) firsts++;
