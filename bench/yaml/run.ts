@@ -5,7 +5,8 @@
  * two dumps give the same bytes for every object.
  *
  * After one warm-up pass of each, `--reps` rounds each time all three in turn (garbage collected
- * before each when run with --expose-gc, which the npm script does); best and median per dumper.
+ * before each when run with --expose-gc, which the npm script does); best and median wall time and
+ * least CPU time (user + system, less moved by other processes on a shared machine) per dumper.
  * The fast emitter's cache of written scalars stays warm across rounds; its first pass (cold JIT and
  * cache) is printed too.
  *
@@ -31,14 +32,18 @@ const objects: unknown[] = structuredClone([...r.bundles.values()].flat());
 
 const gc = (globalThis as { gc?: () => void }).gc ?? ((): void => {});
 
-function pass(dump: (o: unknown) => string): number {
+/** Wall time and CPU time (user + system) of one pass over all objects, in ms. */
+function pass(dump: (o: unknown) => string): { wall: number; cpu: number } {
   gc();
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   for (const o of objects) dump(o);
-  return performance.now() - t0;
+  const wall = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  return { wall, cpu: (c.user + c.system) / 1000 };
 }
 
-const firstFast = pass(dumpYaml);
+const firstFast = pass(dumpYaml).wall;
 let bytes = 0;
 for (const o of objects) {
   const fast = dumpYaml(o);
@@ -54,7 +59,13 @@ const dumpers: [string, (o: unknown) => string][] = [
   ['JSON.stringify', JSON.stringify],
 ];
 const runs = dumpers.map((): number[] => []);
-for (let i = 0; i < reps; i++) dumpers.forEach(([, dump], d) => runs[d]!.push(pass(dump)));
+const cpu = dumpers.map((): number[] => []);
+for (let i = 0; i < reps; i++)
+  dumpers.forEach(([, dump], d) => {
+    const t = pass(dump);
+    runs[d]!.push(t.wall);
+    cpu[d]!.push(t.cpu);
+  });
 
 const best = (xs: readonly number[]): number => Math.min(...xs);
 const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -64,7 +75,8 @@ console.log(
 );
 for (const [d, [name]] of dumpers.entries())
   console.log(
-    `  ${name.padEnd(28)} best ${best(runs[d]!).toFixed(1).padStart(6)} ms   median ${median(runs[d]!).toFixed(1).padStart(6)} ms`,
+    `  ${name.padEnd(28)} best ${best(runs[d]!).toFixed(1).padStart(6)} ms   median ${median(runs[d]!).toFixed(1).padStart(6)} ms` +
+      `   least CPU ${best(cpu[d]!).toFixed(1).padStart(6)} ms`,
   );
 console.log(`  fast first pass (cold): ${firstFast.toFixed(1)} ms`);
 console.log(
