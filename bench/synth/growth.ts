@@ -3,9 +3,9 @@
  * of shapes (bench/synth/shapes.ts FAMILIES: clusters c500..c4000 at 1,000 Services; policies
  * 250..1,000 of each kind; exporters 12..50 per Service), each shape in its own process
  * (bench/synth/measure.ts --stages), the least wall time and the least CPU time (user + system) over
- * N runs of each compile stage (check, plan, render, validate, emit) and of the write. synthInto has
- * no per-stage hook, so the child runs its two halves, `compile(model, onStage)` and `writeOut`,
- * itself, into a fresh directory.
+ * N runs of synthInto's digest of the model, of each compile stage (check, plan, render, validate,
+ * emit) and of the write. The child runs synthInto's parts itself (`compileDigest`, `compile(model,
+ * onStage)`, `writeOut` into a fresh directory), reading CPU time between them (see runStages).
  *
  * For each stage: the log-log slope (least squares over the family) of its CPU time against the
  * family's scale variable and against output objects, the same for wall time, and the slope of the
@@ -15,7 +15,7 @@
  *
  * Usage: npm run bench:growth [-- --families clusters,policies,exporters --reps 3 --dir /dev/shm]
  *   --families which families (default all)
- *   --reps     timed repetitions per shape (default 3; 2 for c2000 and larger)
+ *   --reps     timed repetitions per shape (default 3)
  *   --dir      where the temporary output directories go (default: the OS temp dir)
  * Exit status 0 whatever the verdicts (a report, not a test); 2 when it could not run.
  */
@@ -25,9 +25,9 @@ import { logLogSlope, ms, spread, table } from './format';
 import type { StagesResult } from './measure';
 import { arg, measureStages } from './measure';
 import type { Family } from './shapes';
-import { FAMILIES, parseShape } from './shapes';
+import { FAMILIES } from './shapes';
 
-const STAGES = ['check', 'plan', 'render', 'validate', 'emit', 'write'];
+const STAGES = ['digest', 'check', 'plan', 'render', 'validate', 'emit', 'write'];
 const LINEAR = 1.2;
 const NOISY_MS = 10;
 
@@ -115,7 +115,7 @@ async function main(argv: readonly string[]): Promise<void> {
   for (const family of families) {
     const results: StagesResult[] = [];
     for (const name of family.shapes) {
-      const reps = repsArg ? Number(repsArg) : parseShape(name).reps === 1 ? 2 : 3;
+      const reps = repsArg ? Number(repsArg) : 3;
       const t0 = performance.now();
       process.stdout.write(`  ${name} (${reps} runs) ... `);
       results.push(await measureStages(name, { reps, dir: tmp }));

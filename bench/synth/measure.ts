@@ -7,7 +7,8 @@
  * repetitions of
  *   (a) synth: `synthInto(model, dir)` (lib/synth.ts, what the CLI's synth runs) into a fresh
  *       directory; the compile/write split comes from the compile's own stage timings
- *       (`outcome.result.timings`, write = the rest);
+ *       (`outcome.result.timings`; write = the rest of synthInto: the model's digest, writeOut and
+ *       the cache file);
  *   (b) the floor: the same final objects (compile().bundles of the warm-up, deep-copied before
  *       timing) dumped with plain js-yaml 4, `yaml.dump(o, { noRefs: true, lineWidth: -1 })` (no
  *       sortKeys, no custom schema: pinned, so that a faster emitter of ours does not move it), one
@@ -31,8 +32,8 @@ import * as path from 'node:path';
 import * as yaml from 'js-yaml';
 import { writeOut } from '../../lib/cli/write';
 import { compile } from '../../lib/compile';
+import { compileDigest } from '../../lib/digest';
 import type { Bundles } from '../../lib/render';
-import type { SynthOutcome } from '../../lib/synth';
 import { synthInto } from '../../lib/synth';
 import { parseShape } from './shapes';
 
@@ -49,7 +50,7 @@ export interface ShapeResult {
   readonly synthMs: number;
   /** Least CPU time (user + system) of the (a) runs. */
   readonly synthCpuMs: number;
-  /** The compile's stage times (sum) and the rest (writing) of the best (a). */
+  /** The compile's stage times (sum) and the rest of synthInto (digest, writeOut, cache) of the best (a). */
   readonly compileMs: number;
   readonly writeMs: number;
   /** `outcome.result.timings` of the best (a). */
@@ -87,6 +88,16 @@ export interface StagesResult {
   readonly cpuMs: Readonly<Record<string, number>>;
   /** Wall time of each run, compile + write. */
   readonly runs: readonly number[];
+}
+
+/** One synthInto, in figures. */
+interface Synthesized {
+  readonly ms: number;
+  readonly cpu: number;
+  readonly written: number;
+  readonly pruned: number;
+  /** The compile's stage timings; undefined when synthInto skipped the compile. */
+  readonly timings?: Readonly<Record<string, number>>;
 }
 
 export interface ChildOptions {
@@ -183,10 +194,14 @@ function changed(before: ReadonlyMap<string, string>, after: ReadonlyMap<string,
 
 const sum = (xs: Iterable<number>): number => [...xs].reduce((a, b) => a + b, 0);
 
-/** The model of shape `name`, compiled once (a warm-up: JIT, ajv validators, CRD loading) and written once. */
+/**
+ * The model of shape `name`, digested, compiled and written once: a warm-up (JIT, ajv validators, CRD
+ * loading, and the compiler's own digest, which synthInto computes once per process).
+ */
 function warmUp(name: string, root: string) {
   const shape = parseShape(name);
   const model = shape.model();
+  compileDigest(model);
   const warm = compile(model);
   if (warm.diagnostics.length > 0 || !warm.bundles) {
     const first = warm.diagnostics.slice(0, 5).map((d) => `${d.rule} ${d.path}: ${d.message}`);
@@ -213,8 +228,11 @@ function runShape(name: string, o: ChildOptions): ShapeResult {
     const bytes = sum([...warm.files.values()].map((text) => Buffer.byteLength(text)));
     writeFloor(floorDir(root, 'floor-warm', bundles), bundles);
 
-    /** synthInto on a fresh copy of the model, as a new process would get it. */
-    const synth = (dir: string): { outcome: SynthOutcome; ms: number; cpu: number } => {
+    /**
+     * synthInto on a fresh copy of the model, as a new process would get it. Returns figures only, so
+     * that the compile's result is garbage before the next timed block.
+     */
+    const synth = (dir: string): Synthesized => {
       const input = structuredClone(model);
       settle();
       const c0 = process.cpuUsage();
@@ -225,7 +243,14 @@ function runShape(name: string, o: ChildOptions): ShapeResult {
       sampleHeap();
       if ((outcome.result?.diagnostics.length ?? 0) > 0)
         throw new Error(`synthInto found problems in ${name}`);
-      return { outcome, ms, cpu };
+      const { write, prune, result } = outcome;
+      return {
+        ms,
+        cpu,
+        written: write.length,
+        pruned: prune.length,
+        ...(result ? { timings: result.timings } : {}),
+      };
     };
 
     const synthRuns: number[] = [];
@@ -243,15 +268,13 @@ function runShape(name: string, o: ChildOptions): ShapeResult {
       // (a) full synth into a fresh directory
       const dir = freshDir(root, `synth-${i}`);
       const a = synth(dir);
-      const r = a.outcome.result;
-      if (!r) throw new Error(`synthInto skipped the compile into the empty directory ${dir}`);
-      if (a.outcome.write.length !== files)
-        throw new Error(`synthInto wrote ${a.outcome.write.length} files of ${files} into ${dir}`);
+      if (!a.timings) throw new Error(`synthInto skipped the compile into the empty directory ${dir}`);
+      if (a.written !== files) throw new Error(`synthInto wrote ${a.written} files of ${files} into ${dir}`);
       synthCpuMs = Math.min(synthCpuMs, a.cpu);
       synthRuns.push(a.ms);
-      const compileMs = sum(Object.values(r.timings));
+      const compileMs = sum(Object.values(a.timings));
       if (a.ms < best.synthMs)
-        best = { synthMs: a.ms, compileMs, writeMs: a.ms - compileMs, stages: r.timings };
+        best = { synthMs: a.ms, compileMs, writeMs: a.ms - compileMs, stages: a.timings };
       lastDir = dir;
 
       // (b) the floor, same objects
@@ -276,11 +299,11 @@ function runShape(name: string, o: ChildOptions): ShapeResult {
       const before = snapshot(lastDir);
       const c = synth(lastDir);
       const after = snapshot(lastDir);
-      if (c.ms < Math.min(Infinity, ...noopRuns)) noopStages = c.outcome.result?.timings;
+      if (c.ms < Math.min(Infinity, ...noopRuns)) noopStages = c.timings;
       noopRuns.push(c.ms);
       noopCpuMs = Math.min(noopCpuMs, c.cpu);
-      noopCompiled ||= c.outcome.result !== undefined;
-      noopReported = Math.max(noopReported, c.outcome.write.length + c.outcome.prune.length);
+      noopCompiled ||= c.timings !== undefined;
+      noopReported = Math.max(noopReported, c.written + c.pruned);
       noopChangedOnDisk = Math.max(noopChangedOnDisk, changed(before, after));
     }
 
@@ -313,9 +336,11 @@ function runShape(name: string, o: ChildOptions): ShapeResult {
 }
 
 /**
- * Growth (--stages): wall and CPU time of each stage. synthInto has no per-stage hook, so this runs
- * its two halves itself: `compile(model, onStage)`, CPU time read at each stage's start and at the
- * end, and `writeOut(dir, files)` into a fresh directory (the `write` stage).
+ * Growth (--stages): wall and CPU time of each stage. synthInto's onStage marks where each compile
+ * stage starts but not where the last one ends, so this runs synthInto's parts itself, reading CPU
+ * time between them: `compileDigest(model)` (the `digest` stage), `compile(model, onStage)` and
+ * `writeOut(dir, files)` into a fresh directory (the `write` stage). Left out: the cache file
+ * synthInto writes after the files (one small file, after waiting at most 50 ms for the clock).
  */
 function runStages(name: string, o: ChildOptions): StagesResult {
   const root = fs.mkdtempSync(path.join(o.dir, `clusterset-growth-${name}-`));
@@ -332,7 +357,11 @@ function runStages(name: string, o: ChildOptions): StagesResult {
       const input = structuredClone(model);
       settle();
       const marks: { stage: string; cpu: NodeJS.CpuUsage }[] = [];
+      const c0 = process.cpuUsage();
       const t0 = performance.now();
+      compileDigest(input);
+      keep(wallMs, 'digest', performance.now() - t0);
+      keep(cpu, 'digest', cpuMs(c0));
       const r = compile(input, (stage) => marks.push({ stage, cpu: process.cpuUsage() }));
       const compiled = process.cpuUsage();
       const t1 = performance.now();

@@ -3,7 +3,8 @@
  * shapes (bench/synth/shapes.ts) and compares synth with the serialization floor, measured side by
  * side in the same run, each shape in a child process of its own (bench/synth/measure.ts):
  * - (a) synth: `synthInto(model, dir)` from lib/synth.ts (what the CLI's synth runs) into a fresh
- *   directory, split into the compile's stages (`outcome.result.timings`) and the write (the rest);
+ *   directory, split into the compile's stages (`outcome.result.timings`) and the write (the rest
+ *   of synthInto: the model's digest, writeOut and the cache file);
  * - (b) the floor, pinned to plain js-yaml 4 with fixed options: the same final objects dumped with
  *   `yaml.dump(o, { noRefs: true, lineWidth: -1 })` from `js-yaml` directly (not our `dumpYaml`, no
  *   sortKeys, no custom schema, so that a faster emitter of ours does not move the floor), one
@@ -22,8 +23,11 @@
  * exporters), MET or MISSED for each, and a final line:
  * - synth <= 1.5x the floor;
  * - a no-op re-synth <= 0.5x the floor, writing nothing.
- * Judged on wall time (the CPU-time ratio is shown beside it: steadier when other processes take
- * the cores). They are meant on tmpfs (`--dir /dev/shm`); the report says what file system it
+ * The verdict is on wall time (what a user waits for); the same verdict on CPU time (user + system)
+ * is printed beside it, because on a shared machine other processes stretch wall time at random
+ * while CPU time stays put. CPU time also counts work on other threads (V8's parallel garbage
+ * collection, and any work synth ever spreads over cores), so on a quiet machine it reads higher
+ * than wall time. They are meant on tmpfs (`--dir /dev/shm`); the report says what file system it
  * measured on.
  * Repeated runs that differ by more than x1.3 are flagged: on a shared machine they make the
  * figures unreliable.
@@ -36,7 +40,7 @@
  *   --sizes      comma-separated shapes: CLUSTERSxSERVICES, c<CLUSTERS>, policies[<N>], exporters[<N>]
  *                (see shapes.ts; default DEFAULT_SIZES below)
  *   --reps       timed repetitions per shape (default 3; 2 at >= 100,000 clusters x services and for
- *                policies and exporters; 1 for c2000 and larger)
+ *                the named shapes c<N>, policies and exporters)
  *   --dir        where the temporary output directories go (default: the OS temp dir)
  *   --cpu-prof   write a V8 CPU profile of each child into DIR (timings are then inflated)
  *   --no-process skip the whole-process timing
@@ -180,7 +184,7 @@ function printStages(results: readonly ShapeResult[]): void {
     table([
       ['stage', ...shown.map((r) => r.name)],
       ...stages.map((s) => [s, ...shown.map((r) => cell(r.stages[s], r.synthMs))]),
-      ['write (rest of synthInto)', ...shown.map((r) => cell(r.writeMs, r.synthMs))],
+      ['rest: digest, write, cache', ...shown.map((r) => cell(r.writeMs, r.synthMs))],
       ['synth', ...shown.map((r) => ms(r.synthMs))],
       [
         'no-op (compile stages)',
@@ -383,44 +387,62 @@ function printGoals(results: readonly ShapeResult[], tmp: string): void {
   }
   const verdict = (ok: boolean): string => (ok ? 'MET' : 'MISSED');
   let met = 0;
+  let cpuMet = 0;
   const lines: string[][] = [];
-  for (const r of at) {
-    const x = r.synthMs / r.floorMs;
-    met += x <= SYNTH_GOAL ? 1 : 0;
+  const line = (
+    goal: string,
+    r: ShapeResult,
+    wall: number,
+    cpu: number,
+    limit: number,
+    noop: string,
+  ): void => {
+    const wrote = noop !== '' && noopWrote(r);
+    met += wall <= limit && !wrote ? 1 : 0;
+    cpuMet += cpu <= limit && !wrote ? 1 : 0;
     lines.push([
-      `synth <= ${SYNTH_GOAL}x the floor`,
+      goal,
       r.name,
-      `${ms(r.synthMs)} / ${ms(r.floorMs)} ms = ${ratio(x)}`,
-      ratio(r.synthCpuMs / r.floorCpuMs),
-      '',
-      verdict(x <= SYNTH_GOAL),
+      ratio(wall),
+      verdict(wall <= limit && !wrote),
+      ratio(cpu),
+      verdict(cpu <= limit && !wrote),
+      noop,
     ]);
-  }
+  };
+  for (const r of at)
+    line(
+      `synth <= ${SYNTH_GOAL}x the floor`,
+      r,
+      r.synthMs / r.floorMs,
+      r.synthCpuMs / r.floorCpuMs,
+      SYNTH_GOAL,
+      '',
+    );
   for (const r of at) {
-    const x = r.noopMs / r.floorMs;
-    const ok = x <= NOOP_GOAL && !noopWrote(r);
-    met += ok ? 1 : 0;
     const wrote = noopWrote(r)
       ? `WROTE ${Math.max(r.noopReported, r.noopChangedOnDisk)} files`
       : 'wrote nothing';
-    lines.push([
+    const noop = `${r.noopCompiled ? 'compiled' : 'skipped the compile'}, ${wrote}`;
+    line(
       `no-op <= ${NOOP_GOAL}x the floor, writes nothing`,
-      r.name,
-      `${ms(r.noopMs)} / ${ms(r.floorMs)} ms = ${ratio(x)}`,
-      ratio(r.noopCpuMs / r.floorCpuMs),
-      `${r.noopCompiled ? 'compiled' : 'skipped the compile'}, ${wrote}`,
-      verdict(ok),
-    ]);
+      r,
+      r.noopMs / r.floorMs,
+      r.noopCpuMs / r.floorCpuMs,
+      NOOP_GOAL,
+      noop,
+    );
   }
   console.log(
-    table([['goal', 'shape', 'wall time / floor', '(CPU)', 'no-op', 'verdict'], ...lines]).replace(
+    table([['goal', 'shape', 'wall / floor', 'verdict', 'CPU / floor', 'on CPU', 'no-op'], ...lines]).replace(
       /^/gm,
       '  ',
     ),
   );
   console.log(
-    `Final: ${met} of ${lines.length} goals MET${met === lines.length ? '' : `, ${lines.length - met} MISSED`} ` +
-      `(${at.map((r) => r.name).join(', ')}; missed goals do not change the exit status).`,
+    `Final: ${met} of ${lines.length} goals MET${met === lines.length ? '' : `, ${lines.length - met} MISSED`} on wall time ` +
+      `(${cpuMet} of ${lines.length} on CPU time) at ${at.map((r) => r.name).join(', ')}; ` +
+      'missed goals do not change the exit status.',
   );
 }
 

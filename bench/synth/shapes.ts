@@ -21,7 +21,7 @@ export interface Shape {
   readonly model: () => ClusterSetProps;
   /** The family's scale variable at this shape (clusters, policies of each kind, exporters per Service). */
   readonly scale: number;
-  /** Timed repetitions by default: 1-2 for the big shapes. */
+  /** Timed repetitions by default: 2 for the big shapes. */
   readonly reps: number;
 }
 
@@ -50,7 +50,7 @@ export function parseShape(spec: string): Shape {
       name: s,
       model: () => synthetic(clusters, C_SERVICES),
       scale: clusters,
-      reps: clusters >= 2000 ? 1 : 2,
+      reps: 2,
     };
   }
   m = /^policies(\d*)$/.exec(s);
