@@ -6,7 +6,7 @@ import { sortDiagnostics, type Diagnostic } from '../diagnostics';
 import type { ClusterSetProps } from '../model';
 import { RULES } from './rules';
 import { checkSchema } from './schema';
-import { isObject } from './util';
+import { isObject, withWalkCache } from './util';
 
 export { RULES, type Rule } from './rules';
 export { checkSchema } from './schema';
@@ -18,7 +18,9 @@ export { checkSchema } from './schema';
 export function checkModel(input: unknown): Diagnostic[] {
   const diagnostics = checkSchema(input);
   if (isObject(input)) {
-    for (const rule of RULES) diagnostics.push(...rule.check(input as unknown as ClusterSetProps));
+    withWalkCache(() => {
+      for (const rule of RULES) diagnostics.push(...rule.check(input as unknown as ClusterSetProps));
+    });
   }
   return sortDiagnostics(diagnostics);
 }

@@ -26,6 +26,7 @@ import {
   setFields,
   str,
   strings,
+  walkOnce,
 } from './util';
 
 /** Every appliedTo entry of the model's policies, policy level then rule level, with paths. */
@@ -38,8 +39,10 @@ function appliedTos(m: Parameters<Rule['check']>[0]): At<RuleAppliedToProps & { 
 
 /** Every peer of every rule, with its rule's direction. */
 function peers(m: Parameters<Rule['check']>[0]) {
-  return policiesOf(m).flatMap((p) =>
-    rulesOf(p).flatMap((r) => rulePeers(r).map((peer) => ({ ...peer, direction: r.direction, policy: p }))),
+  return walkOnce('peers', m, () =>
+    policiesOf(m).flatMap((p) =>
+      rulesOf(p).flatMap((r) => rulePeers(r).map((peer) => ({ ...peer, direction: r.direction, policy: p }))),
+    ),
   );
 }
 

@@ -178,11 +178,40 @@ export interface PolicyAt extends At<PolicyProps> {
 }
 
 /** Baseline then stretched policies, with their paths. */
-export function policiesOf(m: ClusterSetProps): PolicyAt[] {
-  return [
+let walkCache: WeakMap<object, Map<string, unknown>> | undefined;
+
+/**
+ * Runs `f` (every rule over one model) with the walks below computed once per model node instead of
+ * once per rule: with thousands of policies, re-walking them in each of some forty rules was most of
+ * the check stage. The model is not changed while the rules run; the cache ends with `f`.
+ */
+export function withWalkCache<T>(f: () => T): T {
+  const previous = walkCache;
+  walkCache = new WeakMap();
+  try {
+    return f();
+  } finally {
+    walkCache = previous;
+  }
+}
+
+/** `walk()` of `node`, computed once per `withWalkCache` run (every time outside one). */
+export function walkOnce<V>(name: string, node: object, walk: () => V): V {
+  if (!walkCache) return walk();
+  let byName = walkCache.get(node);
+  if (!byName) {
+    byName = new Map();
+    walkCache.set(node, byName);
+  }
+  if (!byName.has(name)) byName.set(name, walk());
+  return byName.get(name) as V;
+}
+
+export function policiesOf(m: ClusterSetProps): readonly PolicyAt[] {
+  return walkOnce('policiesOf', m, () => [
     ...objects(m.baselinePolicies, 'baselinePolicies').map((p) => ({ ...p, kind: 'baseline' as const })),
     ...objects(m.stretchedPolicies, 'stretchedPolicies').map((p) => ({ ...p, kind: 'stretched' as const })),
-  ];
+  ]);
 }
 
 export function ingressOf(p: At<PolicyProps>): At<IngressRuleProps>[] {
@@ -209,11 +238,11 @@ export function nonEmpty(x: unknown): boolean {
 /** Every rule of a policy, ingress then egress, with its direction. */
 export function rulesOf(
   p: At<PolicyProps>,
-): ({ readonly direction: 'ingress' | 'egress' } & At<IngressRuleProps | EgressRuleProps>)[] {
-  return [
+): readonly ({ readonly direction: 'ingress' | 'egress' } & At<IngressRuleProps | EgressRuleProps>)[] {
+  return walkOnce('rulesOf', p, () => [
     ...ingressOf(p).map((r) => ({ ...r, direction: 'ingress' as const })),
     ...egressOf(p).map((r) => ({ ...r, direction: 'egress' as const })),
-  ];
+  ]);
 }
 
 /** The peers of any rule (`from` or `to`, by direction), with their paths. */
