@@ -5,6 +5,9 @@
  * outside out/ must follow (a Service's ports). What happens by itself (a member controller
  * restart) is in the impact summary instead. Pure.
  */
+import { CASCADE_FINALIZER, IN_CLUSTER_SERVER } from '../render/argocd';
+import { ARGOCD_SYNC_OPTIONS, FLUX_PRUNE } from '../render/member-restart';
+import { joinAnd, kindCounts } from './describe';
 import type { BundleDiff, DiffObject, ObjectChange, TreeDiff } from './tree';
 
 export interface AfterMerge {
@@ -61,6 +64,121 @@ function clusterBundle(diff: TreeDiff, id: string | undefined): BundleDiff | und
   return id === undefined ? undefined : diff.bundles.find((b) => b.cluster === id);
 }
 
+/** Argo CD never deletes a CRD on a cascade, nor an object whose sync-options say `Delete=false`. */
+function argoCdKeeps(x: DiffObject | undefined): boolean {
+  const options = str(at(x, 'metadata', 'annotations', ARGOCD_SYNC_OPTIONS)) ?? '';
+  return (
+    x?.kind === 'CustomResourceDefinition' || options.split(',').some((s) => s.trim() === 'Delete=false')
+  );
+}
+
+/** Flux's garbage collection skips what is labelled or annotated `kustomize.toolkit.fluxcd.io/prune: disabled`. */
+function fluxKeeps(x: DiffObject | undefined): boolean {
+  return [at(x, 'metadata', 'labels', FLUX_PRUNE), at(x, 'metadata', 'annotations', FLUX_PRUNE)].some(
+    (v) => str(v)?.toLowerCase() === 'disabled',
+  );
+}
+
+interface Tool {
+  readonly name: string;
+  /** `its Application`, `its Kustomizations`. */
+  readonly object: string;
+  /** Deleting the delivery object deletes what it applied (Argo CD's resources finalizer, Flux's prune). */
+  readonly cascade: boolean;
+  readonly keeps: (x: DiffObject | undefined) => boolean;
+  /** The command that deletes the delivery object. */
+  readonly deleteCommand: string;
+  /** What to do once the delivery object is gone. */
+  readonly cleanup: readonly string[];
+}
+
+/** The delivery tools that delivered member `id`, from its removed Application and Kustomizations. */
+function toolsOf(diff: TreeDiff, id: string): Tool[] {
+  const tools: Tool[] = [];
+  const apps = deliveryFor(diff, 'Application', id, 'removed');
+  if (apps.length > 0)
+    tools.push({
+      name: 'Argo CD',
+      object: 'its Application',
+      cascade: apps.every((a) =>
+        (at(a.before, 'metadata', 'finalizers') as unknown[] | undefined)?.includes(CASCADE_FINALIZER),
+      ),
+      keeps: argoCdKeeps,
+      deleteCommand: `kubectl -n ${apps[0]!.namespace ?? 'argocd'} delete application ${apps.map((a) => a.name).join(' ')}`,
+      // The management cluster (in-cluster) is never registered, so never removed.
+      cleanup: apps.some((a) => at(a.before, 'spec', 'destination', 'server') === IN_CLUSTER_SERVER)
+        ? []
+        : [`\`argocd cluster rm <${id}>\``],
+    });
+  const kss = deliveryFor(diff, 'Kustomization', id, 'removed');
+  if (kss.length > 0) {
+    const ns = kss[0]!.namespace ?? 'flux-system';
+    const secrets = new Set(
+      kss.flatMap((k) => str(at(k.before, 'spec', 'kubeConfig', 'secretRef', 'name')) ?? []),
+    );
+    tools.push({
+      name: 'Flux',
+      object: kss.length === 1 ? 'its Kustomization' : 'its Kustomizations',
+      cascade: kss.every((k) => at(k.before, 'spec', 'prune') === true),
+      keeps: fluxKeeps,
+      deleteCommand: `kubectl -n ${ns} delete kustomization ${kss.map((k) => k.name).join(' ')}`,
+      cleanup: [...secrets].map((name) => `\`kubectl -n ${ns} delete secret ${name}\``),
+    });
+  }
+  return tools;
+}
+
+/**
+ * What removing member `id` from the model does under each delivery tool, and what is left to a
+ * person. With prune on, the root prunes the member's delivery object, which first deletes what it
+ * applied in the member but what is never deleted (one sentence when both tools keep the same); its
+ * cluster registration or kubeconfig goes only after that, or the tool could no longer reach the
+ * member to delete anything. With prune off, the root prunes nothing and nothing is deleted.
+ */
+function leaving(diff: TreeDiff, id: string): string[] {
+  const bundle = clusterBundle(diff, id);
+  const objects = bundle?.presence === 'removed' ? bundle.objects : [];
+  const tools = toolsOf(diff, id);
+  const deletes = (keeps: Tool['keeps'], who: string): string => {
+    const gone = objects.filter((x) => !keeps(x.before));
+    const kept = objects.filter((x) => keeps(x.before));
+    if (objects.length === 0) return `what ${who} applied in ${id}`;
+    return `what ${who} applied in ${id} (${joinAnd(kindCounts(gone))})${kept.length > 0 ? ` but not its ${joinAnd(kindCounts(kept))}, which are never deleted` : ''}`;
+  };
+  // Not before: deleting needs the registration or kubeconfig to reach the member.
+  const then = (cleanup: readonly string[], they: string): string =>
+    cleanup.length > 0 ? `; only once ${they} gone, ${joinAnd(cleanup)}` : '';
+  const steps: string[] = [];
+  const cascading = tools.filter((t) => t.cascade);
+  const [a, b] = cascading;
+  if (a && b && objects.every((x) => a.keeps(x.before) === b.keeps(x.before))) {
+    steps.push(
+      `${id} leaves: ${a.name} and ${b.name} delete ${a.object} and ${b.object.replace(/^its /, '')}, each after deleting ${deletes(a.keeps, 'they')}${then([...a.cleanup, ...b.cleanup], 'both are')}`,
+    );
+  } else {
+    for (const t of cascading)
+      steps.push(
+        `${id} leaves: ${t.name} deletes ${t.object} after deleting ${deletes(t.keeps, 'it')}${then(t.cleanup, t.object.endsWith('s') ? 'they are' : 'it is')}`,
+      );
+  }
+  for (const t of tools.filter((x) => !x.cascade))
+    steps.push(
+      `${id} leaves: prune is off, so ${t.name} keeps ${t.object} and deletes nothing in ${id}; delete ${t.object.endsWith('s') ? 'them' : 'it'} by hand (\`${t.deleteCommand}\`, nothing cascades)${t.cleanup.length > 0 ? `, then ${joinAnd(t.cleanup)}` : ''}`,
+    );
+  // The member's token Secret is written by `clusterset token`, not by a tool (External Secrets
+  // writes it when the bundle holds an ExternalSecret, and owns it).
+  const clusterSet = objects.find((x) => x.kind === 'ClusterSet')?.before;
+  const leaders = at(clusterSet, 'spec', 'leaders');
+  const token = str(Array.isArray(leaders) && isObj(leaders[0]) ? leaders[0].secret : undefined);
+  if (token !== undefined && clusterSet && !objects.some((x) => x.kind === 'ExternalSecret')) {
+    const ns = clusterSet.metadata.namespace ?? 'kube-system';
+    steps.push(
+      `${id} leaves: its token Secret ${ns}/${token} was written by \`clusterset token\`, not by a tool; delete it: \`kubectl --context <${id}> -n ${ns} delete secret ${token}\``,
+    );
+  }
+  return steps;
+}
+
 export function afterMerge(
   diff: TreeDiff,
   o: {
@@ -101,19 +219,7 @@ export function afterMerge(
     }
   }
 
-  for (const id of o.left) {
-    if (deliveryFor(diff, 'Application', id, 'removed').length > 0) {
-      steps.push(
-        `${id} leaves: Argo CD deletes its Application but leaves what it applied in ${id} (no resources finalizer); delete those objects by hand if ${id} stays in service, then \`argocd cluster rm <${id}>\``,
-      );
-    }
-    const fluxRemoved = deliveryFor(diff, 'Kustomization', id, 'removed');
-    if (fluxRemoved.length > 0) {
-      steps.push(
-        `${id} leaves: Flux deletes its Kustomization and, with prune on, everything it applied in ${id} but its CRDs, Namespaces and Antrea's member controller ConfigMap and Deployment (never pruned); then delete its kubeconfig Secret`,
-      );
-    }
-  }
+  for (const id of o.left) steps.push(...leaving(diff, id));
 
   const argocd = diff.bundles.find((b) => b.type === 'delivery' && b.bundle === 'argocd');
   if (argocd?.objects.some((x) => x.kind === 'AppProject' && x.change !== 'removed')) {

@@ -5,6 +5,8 @@
  * on any revision of out/ without the model that produced it.
  */
 
+import { cmp } from '../diagnostics';
+
 type Obj = Record<string, unknown>;
 
 function isObj(v: unknown): v is Obj {
@@ -19,6 +21,22 @@ function list(v: unknown): Obj[] {
 export function joinAnd(xs: readonly string[]): string {
   if (xs.length <= 1) return xs.join('');
   return `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
+}
+
+/** `['ClusterSet', '2 ClusterProperties', 'ServiceExport']`: objects counted by kind, kinds in order. */
+export function kindCounts(objects: readonly { readonly kind: string }[]): string[] {
+  const counts = new Map<string, number>();
+  for (const o of objects) counts.set(o.kind, (counts.get(o.kind) ?? 0) + 1);
+  return [...counts.keys()]
+    .sort(cmp)
+    .map((k) =>
+      counts.get(k) === 1 ? k : `${counts.get(k)} ${k.endsWith('y') ? `${k.slice(0, -1)}ies` : `${k}s`}`,
+    );
+}
+
+/** `ClusterSet, 2 ClusterProperties, ServiceExport`. */
+export function countKinds(objects: readonly { readonly kind: string }[]): string {
+  return kindCounts(objects).join(', ');
 }
 
 const NS_NAME_LABEL = 'kubernetes.io/metadata.name';

@@ -18,6 +18,7 @@ import { CLUSTER_ID_ANNOTATION, MEMBER_CONTROLLER_DEPLOYMENT, memberIdentityName
 import { MEMBER_CONFIG_NAME } from '../render/member-config';
 import { CONFIG_CHECKSUM_ANNOTATION, RECONCILER_CONFIG_NAME, RECONCILER_NAME } from '../render/reconciler';
 import {
+  countKinds,
   describePolicy,
   describePolicyChange,
   describePortChange,
@@ -267,16 +268,6 @@ class Accumulator {
 }
 
 const verbOf = { added: 'added in', removed: 'removed from', changed: 'changes in' } as const;
-
-function countKinds(objects: readonly ObjectChange[]): string {
-  const counts = new Map<string, number>();
-  for (const o of objects) counts.set(o.kind, (counts.get(o.kind) ?? 0) + 1);
-  return sorted(counts.keys())
-    .map((k) =>
-      counts.get(k) === 1 ? k : `${counts.get(k)} ${k.endsWith('y') ? `${k.slice(0, -1)}ies` : `${k}s`}`,
-    )
-    .join(', ');
-}
 
 /**
  * The impact summary of going from `before` to `after` (relative path → content, as in out/).

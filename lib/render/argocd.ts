@@ -15,9 +15,18 @@
  * entry in argocd-cm); without it waves only order creation, which is harmless here: a member that
  * connects too early retries.
  *
- * No Application carries the `resources-finalizer.argocd.argoproj.io` finalizer: deleting an
- * Application (or pruning it from the root when a cluster leaves the model) never deletes the
- * ClusterSet objects in that cluster; that is a deliberate step for a person.
+ * Removal, as Flux's garbage collection does it: with `prune` on, each per-cluster Application
+ * carries `resources-finalizer.argocd.argoproj.io/background`, so when it is deleted (the root
+ * prunes it when its cluster leaves the model) Argo CD first deletes, with background propagation
+ * as Flux does, every object it applied in that cluster except CRDs (Argo CD never deletes those
+ * on a cascade) and objects whose sync-options say `Delete=false` (the Namespaces of exported
+ * Services, Antrea's member controller ConfigMap and Deployment; CRDs carry it too, for Flux's
+ * sake). The leader's Application as well: it leaves only when the leader moves, and Flux collects
+ * its Kustomization's objects then too. With `prune` off, no Application carries it and nothing is
+ * deleted in a cluster, as with Flux's `prune: false`. The root Application never carries it:
+ * deleting the root must not cascade into every cluster's Application (Argo CD's own app-of-apps
+ * advice); `argocd app delete` adds the finalizer unless given `--cascade=false`, `kubectl delete`
+ * does not. (Proven on real API servers by test/e2e/removal.test.ts.)
  */
 import { Application, type ApplicationSpecIgnoreDifferences } from '../../generated/application';
 import { deliveryObjectName, memberIdentityName } from '../names';
@@ -32,6 +41,9 @@ export const IN_CLUSTER_SERVER = 'https://kubernetes.default.svc';
 export const WAVE_LEADER_APP = '0';
 /** Sync wave of the members' Applications: after the leader's. */
 export const WAVE_MEMBER_APPS = '1';
+
+/** The finalizer that makes Argo CD delete an Application's objects first, with background propagation. */
+export const CASCADE_FINALIZER = 'resources-finalizer.argocd.argoproj.io/background';
 
 /** Folder, relative to `<path>`, of the per-cluster Applications (the root's source). */
 export const ARGOCD_APPS_FOLDER = 'argocd/apps';
@@ -115,9 +127,12 @@ export function renderClusterApplication(
 ): void {
   const name = deliveryObjectName(plan.clusterSetId, c.id);
   put(scope, Application, {
-    metadata: meta(name, a.namespace, {
-      annotations: { [SYNC_WAVE]: c.isLeader ? WAVE_LEADER_APP : WAVE_MEMBER_APPS },
-    }),
+    metadata: {
+      ...meta(name, a.namespace, {
+        annotations: { [SYNC_WAVE]: c.isLeader ? WAVE_LEADER_APP : WAVE_MEMBER_APPS },
+      }),
+      ...(a.prune ? { finalizers: [CASCADE_FINALIZER] } : {}),
+    },
     spec: {
       project: a.project,
       source: { repoUrl: d.repoURL, targetRevision: d.branch, path: repoPath(d, `clusters/${c.id}`) },

@@ -3,6 +3,11 @@
  * keeps `<path>/flux` itself in sync (so a cluster added to the model gets its Kustomization from
  * git, as Argo CD's app-of-apps does), and one Kustomization per cluster bundle.
  *
+ * The root Kustomization prunes a removed cluster's Kustomization but has `deletionPolicy: Orphan`
+ * (kustomize-controller 1.5, Flux 2.5): deleting the root itself must not cascade into every
+ * cluster's Kustomization and so into every cluster's objects, as Argo CD's root Application
+ * carries no resources finalizer (argocd.ts).
+ *
  * Per cluster: `path: ./<path>/clusters/<id>`, pruning as the model says (namespaces that hold
  * applications carry `kustomize.toolkit.fluxcd.io/prune: disabled`), a `kubeConfig.secretRef` for
  * every cluster but the management cluster (Flux reaches that one in-cluster), and for members
@@ -20,7 +25,11 @@
  * the two Kustomizations never fight over an object.
  */
 import { GitRepository } from '../../generated/gitrepository';
-import { Kustomization, KustomizationSpecSourceRefKind } from '../../generated/kustomization';
+import {
+  Kustomization,
+  KustomizationSpecDeletionPolicy,
+  KustomizationSpecSourceRefKind,
+} from '../../generated/kustomization';
 import { deliveryObjectName, tiersDeliveryObjectName } from '../names';
 import type { Plan, PlannedCluster, PlannedDelivery, PlannedFlux } from '../plan';
 import type { K8sObject } from './index';
@@ -55,6 +64,7 @@ export function renderRootKustomization(scope: Sink, plan: Plan, d: PlannedDeliv
       interval: f.interval,
       path: `./${repoPath(d, FLUX_FOLDER)}`,
       prune: f.prune,
+      deletionPolicy: KustomizationSpecDeletionPolicy.ORPHAN,
       sourceRef: sourceRef(plan),
     },
   });

@@ -1,7 +1,8 @@
 /**
  * Typical edits of a ClusterSet for the diff tests: each starts from `policiesModel` (leader `hub`,
  * members `east` and `west`, `shop/cart` exported from both, a baseline policy, a stretched policy
- * on `east`) and changes one thing, as a pull request would.
+ * on `east`), delivered by Argo CD and Flux when the edit says so, and changes one thing, as a pull
+ * request would.
  */
 import type { ClusterSetProps } from '../../lib/model';
 import { cluster, policiesModel, service, type ModelDraft } from '../helpers/models';
@@ -12,6 +13,8 @@ export interface Edit {
   readonly edit: (m: ModelDraft) => void;
   /** The clusters whose bundles the edit must touch, sorted. */
   readonly touched: readonly string[];
+  /** The base model is delivered by Argo CD and Flux (managed from `hub`). */
+  readonly delivered?: boolean;
 }
 
 export const EDITS: readonly Edit[] = [
@@ -45,6 +48,16 @@ export const EDITS: readonly Edit[] = [
     touched: ['east', 'hub', 'west'],
   },
   {
+    name: 'remove-member',
+    delivered: true,
+    edit: (m) => {
+      m.members = m.members.filter((id) => id !== 'west');
+      m.clusters = m.clusters.filter((c) => c.id !== 'west');
+      m.services![0]!.exportedFrom = ['east'];
+    },
+    touched: ['hub', 'west'],
+  },
+  {
     name: 'stretched-peers',
     edit: (m) => {
       const rule = m.stretchedPolicies![0]!.ingress![0]!;
@@ -60,7 +73,18 @@ export const EDITS: readonly Edit[] = [
 
 /** The base model and the edited one, both fresh. */
 export function beforeAfter(e: Edit): { before: ClusterSetProps; after: ClusterSetProps } {
-  const after = policiesModel();
+  const base = (): ModelDraft => {
+    const m = policiesModel();
+    if (e.delivered)
+      m.delivery = {
+        repoURL: 'https://git.example.com/gitops.git',
+        managementCluster: 'hub',
+        argocd: {},
+        flux: {},
+      };
+    return m;
+  };
+  const after = base();
   e.edit(after);
-  return { before: policiesModel() as ClusterSetProps, after: after as ClusterSetProps };
+  return { before: base() as ClusterSetProps, after: after as ClusterSetProps };
 }

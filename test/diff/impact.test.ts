@@ -19,7 +19,7 @@ import {
 import { phrase } from '../../lib/diff/impact';
 import type { ClusterSetProps } from '../../lib/model';
 import { dumpYaml } from '../../lib/yaml';
-import { cluster, policiesModel } from '../helpers/models';
+import { cluster, policiesModel, type ModelDraft } from '../helpers/models';
 
 const LABELS = { before: 'out/', after: 'clusterset.ts' };
 
@@ -246,17 +246,40 @@ test('GIVEN delivery by Argo CD and Flux WHEN a member joins THEN the after-merg
 
   const back = diffTrees(files(b), files(a));
   const leaving = impact(files(b), files(a), back).afterMerge.steps;
-  assert.ok(
-    leaving.some((l) => /Argo CD deletes its Application but leaves what it applied in north/.test(l)),
-    leaving.join('\n'),
+  assert.equal(
+    leaving.filter((l) => l.startsWith('north leaves')),
+    [
+      'north leaves: Argo CD and Flux delete its Application and Kustomizations, each after deleting what they applied in north (2 ClusterProperties, ClusterSet and Tier) but not its ConfigMap, CustomResourceDefinition, Deployment and Namespace, which are never deleted; only once both are gone, `argocd cluster rm <north>` and `kubectl -n flux-system delete secret north-kubeconfig`',
+      'north leaves: its token Secret kube-system/antrea-mc-leader-token was written by `clusterset token`, not by a tool; delete it: `kubectl --context <north> -n kube-system delete secret antrea-mc-leader-token`',
+    ],
   );
-  assert.ok(
-    leaving.some((l) =>
-      /Flux deletes its Kustomization and, with prune on, everything it applied in north but its CRDs, Namespaces/.test(
-        l,
-      ),
-    ),
+});
+
+/** The after-merge steps about `north` when it leaves a delivered policies model. */
+function northLeaves(delivery: Pick<NonNullable<ModelDraft['delivery']>, 'argocd' | 'flux'>): string[] {
+  const a = policiesModel();
+  a.delivery = { repoURL: 'https://git.example.com/gitops.git', managementCluster: 'hub', ...delivery };
+  const b = structuredClone(a);
+  b.clusters.push(cluster('north', 3));
+  b.members.push('north');
+  return impact(files(b), files(a)).afterMerge.steps.filter((l) => l.startsWith('north leaves'));
+}
+
+test('GIVEN prune off in both tools WHEN a member leaves THEN neither deletes anything in it, and the steps say to delete the Application and Kustomization by hand', () => {
+  const steps = northLeaves({ argocd: { prune: false }, flux: { prune: false } });
+  assert.equal(steps.slice(0, 2), [
+    'north leaves: prune is off, so Argo CD keeps its Application and deletes nothing in north; delete it by hand (`kubectl -n argocd delete application test-set-north`, nothing cascades), then `argocd cluster rm <north>`',
+    'north leaves: prune is off, so Flux keeps its Kustomizations and deletes nothing in north; delete them by hand (`kubectl -n flux-system delete kustomization test-set-north test-set-north.tiers`, nothing cascades), then `kubectl -n flux-system delete secret north-kubeconfig`',
+  ]);
+});
+
+test('GIVEN Argo CD with prune on and Flux with prune off WHEN a member leaves THEN Argo CD deletes what it applied, alone, and Flux deletes nothing', () => {
+  const steps = northLeaves({ argocd: {}, flux: { prune: false } });
+  assert.match(
+    steps[0]!,
+    /^north leaves: Argo CD deletes its Application after deleting what it applied in north \(2 ClusterProperties, ClusterSet and Tier\) but not its ConfigMap, CustomResourceDefinition, Deployment and Namespace, which are never deleted; only once it is gone, `argocd cluster rm <north>`$/,
   );
+  assert.match(steps[1]!, /^north leaves: prune is off, so Flux keeps its Kustomizations/);
 });
 
 test('GIVEN an AppProject that changes WHEN diffed THEN re-applying it is a step', () => {

@@ -75,6 +75,18 @@ test('GIVEN delivery WHEN rendered THEN one Application per cluster, each syncin
   }
 });
 
+test("GIVEN prune on WHEN rendered THEN every per-cluster Application, the leader's too, deletes what it applied when it is deleted (background cascade), and the root does not", () => {
+  const m = withDelivery(minimalModel());
+  for (const o of apps(m))
+    assert.equal(
+      (o.metadata as { finalizers?: string[] }).finalizers,
+      ['resources-finalizer.argocd.argoproj.io/background'],
+      o.metadata.name,
+    );
+  const root = only(folders(m).get('argocd') ?? [], 'Application');
+  assert.is((root.metadata as { finalizers?: string[] }).finalizers, undefined);
+});
+
 test('GIVEN the management cluster hub WHEN rendered THEN hub is in-cluster and the others by API server URL', () => {
   const objs = apps(withDelivery(minimalModel()));
   assert.equal(spec(only(objs, 'Application', 'test-set-hub')).destination, {
@@ -103,11 +115,12 @@ test('GIVEN destinationBy name and management cluster east WHEN rendered THEN ea
   }
 });
 
-test('GIVEN prune and selfHeal turned off WHEN rendered THEN automated sync does neither and PruneLast is dropped', () => {
+test('GIVEN prune and selfHeal turned off WHEN rendered THEN automated sync does neither, PruneLast is dropped and no Application carries the resources finalizer', () => {
   const objs = apps(withDelivery(minimalModel(), { argocd: { prune: false, selfHeal: false } }));
   for (const o of objs) {
     assert.equal(spec(o).syncPolicy.automated, { prune: false, selfHeal: false });
     assert.equal(spec(o).syncPolicy.syncOptions, ['ServerSideApply=true']);
+    assert.is((o.metadata as { finalizers?: string[] }).finalizers, undefined, 'deleting it deletes nothing');
   }
 });
 

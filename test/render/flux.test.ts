@@ -21,6 +21,7 @@ type KsSpec = {
   interval: string;
   path: string;
   prune: boolean;
+  deletionPolicy?: string;
   sourceRef: { kind: string; name: string };
   wait?: boolean;
   kubeConfig?: { secretRef: { name: string; key: string } };
@@ -54,14 +55,18 @@ test('GIVEN a git Secret, a namespace and an interval WHEN rendered THEN the Git
   for (const o of objs) assert.is(o.metadata.namespace, 'gitops');
 });
 
-test('GIVEN delivery WHEN rendered THEN a root Kustomization keeps <path>/flux itself in sync in the management cluster', () => {
+test("GIVEN delivery WHEN rendered THEN a root Kustomization keeps <path>/flux itself in sync in the management cluster, and orphans the clusters' Kustomizations when deleted", () => {
   const root = ks(flux(withDelivery(minimalModel(), { path: 'deploy/out' })), 'test-set');
   assert.equal(root, {
     interval: '5m',
     path: './deploy/out/flux',
     prune: true,
+    deletionPolicy: 'Orphan',
     sourceRef: { kind: 'GitRepository', name: 'test-set' },
   });
+  for (const o of flux(withDelivery(minimalModel())))
+    if (o.kind === 'Kustomization' && o.metadata.name !== 'test-set')
+      assert.is((o.spec as KsSpec).deletionPolicy, undefined, 'a cluster Kustomization mirrors prune');
 });
 
 test('GIVEN delivery WHEN rendered THEN one Kustomization per cluster with path ./<path>/clusters/<id>, prune, sourceRef and wait', () => {
