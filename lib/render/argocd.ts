@@ -101,6 +101,16 @@ export function ignoreDifferences(plan: Plan, c: PlannedCluster): ApplicationSpe
   return out;
 }
 
+/**
+ * Retry policy of every per-cluster Application. Argo CD's automated sync never re-attempts a sync
+ * that failed against the same commit unless the Application has one (auto_sync.md, "Automated Sync
+ * Semantics"), and a first sync can fail for reasons that pass by themselves: a ServiceExport whose
+ * Namespace the application team has not created yet, a member applied before its leader.
+ * `limit: -1` retries without end ("unlimited number of attempts if less than 0", Argo CD's
+ * application.yaml), 5 s doubling up to every 3 minutes.
+ */
+export const SYNC_RETRY = { limit: -1, backoff: { duration: '5s', factor: 2, maxDuration: '3m' } } as const;
+
 function automated(a: PlannedArgoCd): { prune: boolean; selfHeal: boolean } {
   return { prune: a.prune, selfHeal: a.selfHeal };
 }
@@ -122,7 +132,11 @@ export function renderClusterApplication(
       project: a.project,
       source: { repoUrl: d.repoURL, targetRevision: d.branch, path: repoPath(d, `clusters/${c.id}`) },
       destination: argoCdDestination(d, a, c),
-      syncPolicy: { automated: automated(a), syncOptions: clusterSyncOptions(a.prune) },
+      syncPolicy: {
+        automated: automated(a),
+        syncOptions: clusterSyncOptions(a.prune),
+        retry: { ...SYNC_RETRY, backoff: { ...SYNC_RETRY.backoff } },
+      },
       ignoreDifferences: ignoreDifferences(plan, c),
     },
   });
