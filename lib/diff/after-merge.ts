@@ -2,9 +2,9 @@
  * What a change asks of people once it is merged, read from the semantic diff: the manual steps (a
  * new member's token, registering it with Argo CD or giving Flux its kubeconfig, re-applying the
  * AppProject, what removing a member does under each tool, Antrea's member controller settings where
- * Antrea's install owns them, and taking its ConfigMap out of that install when clusterset takes it
- * over), the breaking changes that something outside out/ must follow (a Service's ports). What happens by itself (a member controller
- * restart) is in the impact summary instead. Pure.
+ * Antrea's install owns them, taking an object out of its other owner when clusterset takes it over),
+ * the breaking changes that something outside out/ must follow (a Service's ports). What happens by
+ * itself (a member controller restart) is in the impact summary instead. Pure.
  */
 import { MEMBER_CONFIG_KEY, MEMBER_CONFIG_NAME } from '../antrea-member-config';
 import { MEMBER_CONTROLLER_DEPLOYMENT } from '../names';
