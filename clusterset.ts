@@ -161,6 +161,12 @@ const clusterSet: ClusterSetProps = {
       egress: [{ name: 'ledger', action: 'Allow', toServices: [{ namespace: 'payments', name: 'ledger' }] }],
     },
   ],
+  // No `takeOver` (the default): Antrea's install keeps its member controller ConfigMap, and the
+  // application teams' Applications keep the shop, payments and platform Namespaces, which must exist
+  // before a member's bundle applies. `npx clusterset explain --cluster east` prints the
+  // controller_manager_config.yaml Antrea's install must ship there; `takeOver: { memberControllerConfig:
+  // true, serviceNamespaces: true }` would render both into the bundles instead (README.md, "Objects
+  // the team already owns").
   // Argo CD and Flux run in the leader; out/ is committed to this repository. Bootstrap one of the
   // two tools, not both (README.md, "Delivery with Argo CD / Flux").
   delivery: {

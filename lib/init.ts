@@ -146,6 +146,10 @@ const clusterSet: ClusterSetProps = {
       ],
     },
   ],
+  // Antrea's install keeps its member controller ConfigMap and the application teams the demo
+  // Namespace (no takeOver): \`npm run explain\` prints the settings that ConfigMap must hold and the
+  // Namespaces each member needs. takeOver: { memberControllerConfig: true, serviceNamespaces: true }
+  // renders both into the bundles instead; take them out of their other owner first.
   delivery: {
     repoURL: ${ts(o.repoURL)},
     branch: ${ts(o.branch)},
@@ -243,6 +247,15 @@ Flux reaches the other clusters through kubeconfig Secrets named \`<cluster>-kub
 
 Members read the leader through a token the leader creates; \`npx clusterset token MEMBER\` copies it
 from the leader to the member without printing it.
+
+## Before a member's first sync
+
+Antrea's member controller ConfigMap (\`kube-system/antrea-mc-controller-config\`) stays Antrea's
+install's: put the \`controller_manager_config.yaml\` that
+\`npx clusterset explain ${MODEL_FILE} --cluster <member>\` prints in it, then restart
+\`antrea-mc-controller\`. The Namespaces of exported Services stay the application teams': they
+must exist before a member's bundle applies (its sync is retried until they do). \`takeOver\` in
+\`${MODEL_FILE}\` makes the bundles render either one instead.
 `;
 }
 

@@ -97,11 +97,66 @@ export interface ClusterSetProps {
   readonly reconciler?: ReconcilerProps;
 
   /**
+   * Objects that someone else usually owns already, which clusterset renders only when told to
+   * take them over. Two owners of one object fight: each Argo CD Application (or Flux
+   * Kustomization) that applies it writes its own tracking label or field values, and self-heal
+   * puts them back after the other one's sync, forever.
+   * @default - nothing: Antrea's install keeps its ConfigMap, application teams their Namespaces
+   */
+  readonly takeOver?: TakeOverProps;
+
+  /**
    * How the bundles reach the clusters: the git repository that holds `out/`, and the Argo CD
    * Applications and Flux Kustomizations that deliver each cluster's bundle from it.
    * @default - no delivery objects: `out/argocd/` and `out/flux/` are not rendered
    */
   readonly delivery?: DeliveryProps;
+}
+
+/**
+ * What clusterset takes over from another owner. Taking an object over means every member bundle
+ * renders it, so the delivery tool that applies the bundle owns it (it is still never pruned nor
+ * deleted with the bundle). Remove the object from its other owner first (Antrea's install, the
+ * application team's Application), or the two fight over it.
+ *
+ * The ClusterSet's own Namespaces are always clusterset's, whatever this says: the leader
+ * namespace in the leader, and a custom `memberNamespace` in each member (it holds only the member
+ * ClusterSet, the token Secret and Antrea's member controller; `kube-system` is never rendered).
+ */
+export interface TakeOverProps {
+  /**
+   * Render Antrea's member controller settings, ConfigMap `antrea-mc-controller-config` (key
+   * `controller_manager_config.yaml`) in the member namespace, into every member bundle, and
+   * restart the controller when they change (the partial Deployment's `clusterset/config-checksum`).
+   * Antrea's member manifest (`antrea-multicluster-member.yml`, or `antctl mc deploy
+   * membercluster`) ships this ConfigMap too: drop it from that install before turning this on.
+   *
+   * Off, the settings clusterset derives from the model (Service and Pod CIDRs, gateway IP
+   * precedence, endpoint IP type, stretched NetworkPolicy) still have to reach the controller, through
+   * Antrea's install: `clusterset explain --cluster <member>` prints the exact
+   * `controller_manager_config.yaml` for it, the partial Deployment carries the same text in its
+   * `clusterset/expected-member-config` annotation (never in the Pod template, so it restarts
+   * nothing), and the PR comment's "After merge" block lists "update Antrea's member controller
+   * config" for each member whose settings change, with the restart command (the controller reads
+   * the file only at start).
+   * @default false
+   */
+  readonly memberControllerConfig?: boolean;
+
+  /**
+   * Render a Namespace for every exported Service's namespace into every member bundle (the
+   * ServiceExports live there, and Antrea imports `antrea-mc-<name>` into it in every member).
+   * Such a Namespace usually belongs to the application team's own Application: remove it from
+   * there before turning this on.
+   *
+   * Off, those Namespaces must exist before a member's bundle applies: a ServiceExport in a
+   * Namespace that does not exist is refused, so the sync fails until the Namespace exists, and is
+   * retried (Argo CD's Applications carry a retry policy; Flux retries every interval). Antrea's
+   * member controller cannot import a Service into a member that lacks its Namespace either.
+   * `clusterset explain --cluster <member>` lists the Namespaces each member needs.
+   * @default false
+   */
+  readonly serviceNamespaces?: boolean;
 }
 
 /** One Kubernetes cluster. */

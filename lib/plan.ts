@@ -19,6 +19,7 @@ import type {
   PolicyProps,
   ReconcilerProps,
   ServicePortProps,
+  TakeOverProps,
   TierProps,
 } from './model';
 import { durationSeconds } from './duration';
@@ -111,6 +112,14 @@ export interface PlannedFlux {
   readonly prune: boolean;
 }
 
+/** What clusterset takes over from other owners (TakeOverProps), defaults applied. */
+export interface PlannedTakeOver {
+  /** Antrea's member controller ConfigMap is rendered into every member bundle. */
+  readonly memberControllerConfig: boolean;
+  /** Every exported Service's Namespace is rendered into every member bundle. */
+  readonly serviceNamespaces: boolean;
+}
+
 /** Delivery of the bundles, defaults applied; a tool turned off is undefined. */
 export interface PlannedDelivery {
   readonly repoURL: string;
@@ -168,6 +177,8 @@ export interface Plan {
   readonly delivery: PlannedDelivery | undefined;
   /** The reconciler in the leader. */
   readonly reconciler: PlannedReconciler;
+  /** Objects of other owners that the bundles render. */
+  readonly takeOver: PlannedTakeOver;
   /** Per member ID: services it exports (sorted). */
   readonly exportsByMember: ReadonlyMap<string, readonly PlannedService[]>;
   /** Per member ID: stretched policies that target it (sorted by name). */
@@ -243,6 +254,39 @@ export function storeUsername(p: Plan, member: PlannedCluster): string {
   return x.leaderUsername.split(CLUSTER_PLACEHOLDER).join(member.id);
 }
 
+/** Namespaces every cluster has already; a bundle never owns them. */
+const BUILTIN_NAMESPACES: ReadonlySet<string> = new Set([
+  'default',
+  'kube-node-lease',
+  'kube-public',
+  'kube-system',
+]);
+
+/**
+ * The ClusterSet's own Namespaces in a member: its controller namespace when custom (a built-in one
+ * exists already), unless it is the leader namespace of a dual-role cluster, which the leader side
+ * renders. Always rendered, whatever `takeOver` says.
+ */
+export function memberOwnNamespaces(plan: Plan, member: PlannedCluster): string[] {
+  const ns = plan.memberNamespace;
+  return BUILTIN_NAMESPACES.has(ns) || (member.isLeader && ns === plan.leaderNamespace) ? [] : [ns];
+}
+
+/**
+ * The exported Services' Namespaces a member needs (every member imports every Service), sorted:
+ * all but the built-in ones and the ClusterSet's own (the member namespace; the leader namespace in a
+ * dual-role cluster). A member bundle renders them with `takeOver.serviceNamespaces`; otherwise they
+ * must exist before it applies.
+ */
+export function serviceNamespacesIn(plan: Plan, member: PlannedCluster): string[] {
+  return plan.serviceNamespaces.filter(
+    (n) =>
+      !BUILTIN_NAMESPACES.has(n) &&
+      n !== plan.memberNamespace &&
+      !(member.isLeader && n === plan.leaderNamespace),
+  );
+}
+
 /** `./out/` → `out`: the form both tools' paths are built from. */
 function normalisePath(p: string): string {
   return p.replace(/^(\.\/)+/, '').replace(/\/+$/, '') || '.';
@@ -315,6 +359,13 @@ export function planReconciler(r: ReconcilerProps | undefined): PlannedReconcile
   };
 }
 
+function planTakeOver(t: TakeOverProps | undefined): PlannedTakeOver {
+  return {
+    memberControllerConfig: t?.memberControllerConfig ?? false,
+    serviceNamespaces: t?.serviceNamespaces ?? false,
+  };
+}
+
 /** Builds the plan of a model that passed the checks. */
 export function plan(model: ClusterSetProps): Plan {
   const memberIds = new Set(model.members);
@@ -372,6 +423,7 @@ export function plan(model: ClusterSetProps): Plan {
     ].sort(cmp),
     delivery: model.delivery ? planDelivery(model.delivery, clusters, model.clusterSetId) : undefined,
     reconciler: planReconciler(model.reconciler),
+    takeOver: planTakeOver(model.takeOver),
     exportsByMember,
     stretchedByMember,
   };

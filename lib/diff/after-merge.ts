@@ -1,12 +1,15 @@
 /**
  * What a change asks of people once it is merged, read from the semantic diff: the manual steps (a
  * new member's token, registering it with Argo CD or giving Flux its kubeconfig, re-applying the
- * AppProject, what removing a member does under each tool), the breaking changes that something
- * outside out/ must follow (a Service's ports). What happens by itself (a member controller
- * restart) is in the impact summary instead. Pure.
+ * AppProject, what removing a member does under each tool, Antrea's member controller settings where
+ * Antrea's install owns them, taking an object out of its other owner when clusterset takes it over),
+ * the breaking changes that something outside out/ must follow (a Service's ports). What happens by
+ * itself (a member controller restart) is in the impact summary instead. Pure.
  */
+import { MEMBER_CONFIG_KEY, MEMBER_CONFIG_NAME } from '../antrea-member-config';
+import { MEMBER_CONTROLLER_DEPLOYMENT } from '../names';
 import { CASCADE_FINALIZER, IN_CLUSTER_SERVER } from '../render/argocd';
-import { ARGOCD_SYNC_OPTIONS, FLUX_PRUNE } from '../render/member-restart';
+import { ARGOCD_SYNC_OPTIONS, EXPECTED_MEMBER_CONFIG_ANNOTATION, FLUX_PRUNE } from '../render/member-restart';
 import { joinAnd, kindCounts } from './describe';
 import type { BundleDiff, DiffObject, ObjectChange, TreeDiff } from './tree';
 
@@ -186,6 +189,8 @@ export function afterMerge(
     readonly joined: readonly string[];
     readonly left: readonly string[];
     readonly exporters: (service: string) => readonly string[];
+    /** How the summary names a group of clusters (impact.ts `phrase`): bounded, "all 4 members". */
+    readonly phrase?: (clusters: readonly string[]) => string;
   },
 ): AfterMerge {
   const steps: string[] = [];
@@ -221,6 +226,8 @@ export function afterMerge(
 
   for (const id of o.left) steps.push(...leaving(diff, id));
 
+  steps.push(...memberConfigSteps(diff, o.left, o.phrase ?? joinAnd));
+
   const argocd = diff.bundles.find((b) => b.type === 'delivery' && b.bundle === 'argocd');
   if (argocd?.objects.some((x) => x.kind === 'AppProject' && x.change !== 'removed')) {
     steps.push(
@@ -247,4 +254,73 @@ export function afterMerge(
   }
 
   return { steps, breaking };
+}
+
+/**
+ * The namespace of the bundle's ClusterSet when the change adds or moves it (a member's own
+ * namespace). The member's own Namespace only appears together with it: a new member, or a new
+ * `memberNamespace`; so the changed objects suffice.
+ */
+function clusterSetNamespace(b: BundleDiff): string | undefined {
+  const changed = b.objects.find((y) => y.kind === 'ClusterSet' && y.after !== undefined);
+  return changed?.namespace;
+}
+
+/**
+ * Antrea's member controller settings, per member bundle that stays: where Antrea's install owns the
+ * ConfigMap (`takeOver.memberControllerConfig` off), the settings clusterset expects ride in the
+ * partial Deployment's `clusterset/expected-member-config` annotation, and a change of them (a
+ * joining member included) must be carried into that install, then the controller restarted, since
+ * it reads the file only at start. Where clusterset starts rendering the ConfigMap, the install must
+ * stop shipping it. Members grouped per step and namespace, so a change to every member is one line.
+ */
+function memberConfigSteps(
+  diff: TreeDiff,
+  left: readonly string[],
+  phrase: (clusters: readonly string[]) => string,
+): string[] {
+  const update = new Map<string, string[]>();
+  const takeOver = new Map<string, string[]>();
+  const namespaces = new Map<string, string[]>();
+  const add = (m: Map<string, string[]>, ns: string, id: string) => m.set(ns, [...(m.get(ns) ?? []), id]);
+  for (const b of diff.bundles) {
+    if (b.type !== 'cluster' || b.cluster === undefined || left.includes(b.cluster)) continue;
+    const own = clusterSetNamespace(b);
+    for (const x of b.objects) {
+      const ns = x.namespace ?? 'kube-system';
+      if (x.kind === 'Deployment' && x.name === MEMBER_CONTROLLER_DEPLOYMENT) {
+        const was = str(at(x.before, 'metadata', 'annotations', EXPECTED_MEMBER_CONFIG_ANNOTATION));
+        const is = str(at(x.after, 'metadata', 'annotations', EXPECTED_MEMBER_CONFIG_ANNOTATION));
+        if (is !== undefined && is !== was) add(update, ns, b.cluster);
+      }
+      if (x.kind === 'ConfigMap' && x.name === MEMBER_CONFIG_NAME && x.change === 'added')
+        add(takeOver, ns, b.cluster);
+      // A Service's Namespace, never pruned (render/namespaces.ts), and not the member's own one,
+      // where its ClusterSet lives: someone else may apply it too (takeOver.serviceNamespaces).
+      const options = str(at(x.after, 'metadata', 'annotations', ARGOCD_SYNC_OPTIONS)) ?? '';
+      if (x.kind === 'Namespace' && x.change === 'added' && x.name !== own && /Prune=false/.test(options))
+        add(namespaces, x.name, b.cluster);
+    }
+  }
+  const steps: string[] = [];
+  for (const [ns, ids] of takeOver) {
+    steps.push(
+      `take ConfigMap ${ns}/${MEMBER_CONFIG_NAME} out of Antrea's install in ${phrase(ids)}: clusterset applies it now (takeOver.memberControllerConfig), and two owners of one object fight`,
+    );
+  }
+  const byClusters = new Map<string, string[]>();
+  for (const [name, ids] of namespaces)
+    byClusters.set(phrase(ids), [...(byClusters.get(phrase(ids)) ?? []), name]);
+  for (const [where, names] of byClusters) {
+    steps.push(
+      `take Namespace${names.length > 1 ? 's' : ''} ${joinAnd(names)} out of any other Application or Kustomization that applies ${names.length > 1 ? 'them' : 'it'} in ${where} (the application team's): clusterset applies ${names.length > 1 ? 'them' : 'it'} now (takeOver.serviceNamespaces), and two owners of one object fight`,
+    );
+  }
+  for (const [ns, ids] of update) {
+    const one = ids.length === 1 ? ids[0]! : '<member>';
+    steps.push(
+      `update Antrea's member controller config in ${phrase(ids)}: ConfigMap ${ns}/${MEMBER_CONFIG_NAME}, key ${MEMBER_CONFIG_KEY}, in Antrea's install, as \`npx clusterset explain --cluster ${one}\` prints it; then restart the controller, which reads it only at start: \`kubectl -n ${ns} rollout restart deployment ${MEMBER_CONTROLLER_DEPLOYMENT}\``,
+    );
+  }
+  return steps;
 }

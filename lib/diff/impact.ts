@@ -15,7 +15,13 @@ import { type AfterMerge, afterMerge } from './after-merge';
 import * as yaml from 'js-yaml';
 import { cmp } from '../diagnostics';
 import { CLUSTER_ID_ANNOTATION, MEMBER_CONTROLLER_DEPLOYMENT, memberIdentityName } from '../names';
-import { MEMBER_CONFIG_NAME } from '../render/member-config';
+import { MEMBER_CONFIG_NAME } from '../antrea-member-config';
+import {
+  ARGOCD_SYNC_OPTIONS,
+  EXPECTED_MEMBER_CONFIG_ANNOTATION,
+  MEMBER_CONFIG_CHECKSUM_ANNOTATION,
+  TIERS_CHECKSUM_ANNOTATION,
+} from '../render/member-restart';
 import { CONFIG_CHECKSUM_ANNOTATION, RECONCILER_CONFIG_NAME, RECONCILER_NAME } from '../render/reconciler';
 import {
   countKinds,
@@ -494,6 +500,18 @@ export function impact(
       );
       return;
     }
+    if (o.kind === 'ConfigMap' && o.name === MEMBER_CONFIG_NAME && o.change !== 'changed') {
+      // takeOver.memberControllerConfig turned on or off (a joining or leaving member's bundle is
+      // summed up with the member).
+      acc.add(
+        'member-config',
+        o.change === 'added'
+          ? `Antrea's member controller ConfigMap ${objName(o)} is now rendered in {clusters}: clusterset takes it over from Antrea's install`
+          : `Antrea's member controller ConfigMap ${objName(o)} is no longer rendered in {clusters}: it stays in the cluster (never pruned), and Antrea's install must hold its settings`,
+        [cluster],
+      );
+      return;
+    }
     if (o.kind === 'ConfigMap' && o.name === MEMBER_CONFIG_NAME) {
       const what =
         o.change === 'changed'
@@ -568,16 +586,21 @@ export function impact(
       return;
     }
     if (o.kind === 'Namespace') {
-      acc.add('namespaces', `Namespace ${o.name} ${v} {clusters}`, [cluster]);
+      const annotations = isObj(o.before?.metadata.annotations) ? o.before.metadata.annotations : {};
+      // A never-pruned Namespace (render/namespaces.ts NEVER_PRUNE) outlives its removal from git.
+      const kept =
+        o.change === 'removed' && /Prune=false/.test(String(annotations[ARGOCD_SYNC_OPTIONS] ?? ''));
+      acc.add(
+        'namespaces',
+        kept
+          ? `Namespace ${o.name} is no longer rendered in {clusters}: it stays in the cluster (never pruned)`
+          : `Namespace ${o.name} ${v} {clusters}`,
+        [cluster],
+      );
       return;
     }
     if (o.kind === 'Deployment' && o.name === MEMBER_CONTROLLER_DEPLOYMENT && o.change === 'changed') {
-      // The partial Deployment's checksums (render/member-restart.ts): a restart, not a diff to read.
-      acc.add(
-        'member-config',
-        `Antrea's member controller restarts in {clusters} (its Tiers or settings changed)`,
-        [cluster],
-      );
+      describeMemberRestart(o, cluster);
       return;
     }
     if (o.kind === 'CustomResourceDefinition') {
@@ -604,6 +627,36 @@ export function impact(
       `${o.kind} ${objName(o)} ${v} {clusters}${o.change === 'changed' ? `: ${fieldSummary(o.fields)}` : ''}`,
       [cluster],
     );
+  }
+
+  /**
+   * The partial Deployment of Antrea's member controller (render/member-restart.ts): its Pod
+   * template checksums are a restart, not a diff to read; the settings Antrea's install must hold
+   * (`takeOver.memberControllerConfig` off) are read like the ConfigMap's.
+   */
+  function describeMemberRestart(o: ObjectChange, cluster: string): void {
+    const template = 'spec.template.metadata.annotations';
+    const expected = `metadata.annotations["${EXPECTED_MEMBER_CONFIG_ANNOTATION}"]`;
+    const rolled = new Set(
+      o.fields.filter((f) => f.path.startsWith(template)).map((f) => f.path.slice(template.length)),
+    );
+    const why = [
+      ...(rolled.has(`["${TIERS_CHECKSUM_ANNOTATION}"]`) ? ['Tiers'] : []),
+      ...(rolled.has(`["${MEMBER_CONFIG_CHECKSUM_ANNOTATION}"]`) ? ['settings'] : []),
+    ];
+    if (rolled.size > 0)
+      acc.add(
+        'member-config',
+        `Antrea's member controller restarts in {clusters}${why.length > 0 ? ` (its ${why.join(' and ')} changed)` : ''}`,
+        [cluster],
+      );
+    const settings = o.fields.filter((f) => f.path.startsWith(`${expected}.`));
+    if (settings.length > 0)
+      acc.add(
+        'member-config',
+        `member controller settings change in {clusters}: ${fieldSummary(settings, expected, 4)}; Antrea's install holds them (see After merge)`,
+        [cluster],
+      );
   }
 
   const names = sorted(new Set([...fb.exports.keys(), ...fa.exports.keys()]));
@@ -633,6 +686,7 @@ export function impact(
       joined,
       left,
       exporters: (service) => sorted(fa.exports.get(service) ?? []),
+      phrase: (ids) => phrase(new Set(ids), memberSets),
     }),
     networks: Object.fromEntries(
       sorted(new Set([...fb.networks.keys(), ...fa.networks.keys()])).map((c) => [

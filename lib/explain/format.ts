@@ -15,7 +15,12 @@
  *                              from: [ { cluster, endpoints: ClusterIP|PodIP,
  *                                        path: local|same network|via gateways } ] } ],
  *                 policies: [ { name, object, kind, tier, tierPriority, priority, appliesTo,
- *                               ingressRules[], egressRules[], tiedWith[] } ] } ],   // by id; policies in evaluation order
+ *                               ingressRules[], egressRules[], tiedWith[] } ],   // in evaluation order
+ *                 memberControllerConfig: { configMap: "ns/antrea-mc-controller-config",
+ *                     key: "controller_manager_config.yaml", renderedBy: clusterset|antrea-install,
+ *                     content } | null,                 // members only
+ *                 serviceNamespaces: { renderedBy: clusterset|application-teams,
+ *                     forExports[], forImports[] } | null } ],   // members only; clusters by id
  *   namespaces: [ ..., "*" ],                      // "*" = any other Namespace
  *   reachability: [ { service, exporter, source, namespace, verdict: allowed|denied|depends,
  *                     ports: [ { port: "http 8080/TCP", verdict, by[],
@@ -186,6 +191,45 @@ function pad(cells: readonly string[], widths: readonly number[]): string {
     .trimEnd();
 }
 
+/**
+ * What a member's bundle relies on and who provides it: the exported Services' Namespaces and
+ * Antrea's member controller config, printed in full when Antrea's install must ship it.
+ */
+function ownershipText(c: ClusterReport): { lines: string[]; config?: string } {
+  const lines: string[] = [];
+  const ns = c.serviceNamespaces;
+  if (ns && ns.forExports.length + ns.forImports.length > 0) {
+    if (ns.renderedBy === 'clusterset') {
+      const all = [...ns.forExports, ...ns.forImports].sort();
+      lines.push(`Namespaces ${all.join(', ')}: rendered by clusterset (takeOver.serviceNamespaces)`);
+    } else {
+      const parts = [
+        ...(ns.forExports.length > 0
+          ? [
+              `${ns.forExports.join(', ')} (its ServiceExports live there: its bundle applies only once they exist)`,
+            ]
+          : []),
+        ...(ns.forImports.length > 0
+          ? [`${ns.forImports.join(', ')} (imports only: Antrea imports into them once they exist)`]
+          : []),
+      ];
+      lines.push(`Namespaces the application teams own, which must exist: ${parts.join('; ')}`);
+    }
+  }
+  const cfg = c.memberControllerConfig;
+  if (!cfg) return { lines };
+  if (cfg.renderedBy === 'clusterset') {
+    lines.push(
+      `member controller config ${cfg.configMap}: rendered by clusterset (takeOver.memberControllerConfig)`,
+    );
+    return { lines };
+  }
+  lines.push(
+    `member controller config: Antrea's install ships ${cfg.configMap}, whose ${cfg.key} must be exactly`,
+  );
+  return { lines, config: cfg.content };
+}
+
 function text(r: ExplainReport): string {
   const out: string[] = [...summaryLines(r), ''];
   for (const c of r.clusters) {
@@ -210,6 +254,9 @@ function text(r: ExplainReport): string {
         if (p.egressRules.length > 0) out.push(`       egress: ${p.egressRules.join(', ')}`);
       });
     }
+    const own = ownershipText(c);
+    for (const l of own.lines) out.push(`  ${l}`);
+    if (own.config !== undefined) for (const l of own.config.trimEnd().split('\n')) out.push(`    ${l}`);
     out.push('');
   }
   for (const t of tables(r)) {
@@ -273,6 +320,10 @@ function markdown(r: ExplainReport, plan: Plan): string {
       });
       out.push('');
     }
+    const own = ownershipText(c);
+    for (const l of own.lines) out.push(`- ${l}`);
+    if (own.lines.length > 0) out.push('');
+    if (own.config !== undefined) out.push('```yaml', own.config.trimEnd(), '```', '');
   }
   out.push(
     '## Reachability',

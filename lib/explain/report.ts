@@ -10,10 +10,11 @@
  * goes through the Multi-cluster Gateways of both clusters. A leader that is not a member imports
  * nothing and holds no policies.
  */
+import { MEMBER_CONFIG_KEY, MEMBER_CONFIG_NAME, memberConfigText } from '../antrea-member-config';
 import { cmp } from '../diagnostics';
 import type { EndpointIPType } from '../model';
 import { memberImportName } from '../names';
-import type { Plan, PlannedCluster } from '../plan';
+import { serviceNamespacesIn, type Plan, type PlannedCluster } from '../plan';
 import { describeAppliedTo, policiesIn } from './policies';
 import { portLabel, reachability, tableNamespaces, type Reachability } from './reachability';
 
@@ -62,6 +63,34 @@ export interface PolicyEntry {
   readonly tiedWith: readonly string[];
 }
 
+/**
+ * Antrea's member controller settings in a member: where they live, who renders them, and the exact
+ * file. Taken over (`takeOver.memberControllerConfig`), the member's bundle renders it; otherwise
+ * Antrea's install must ship this text.
+ */
+export interface MemberControllerConfigEntry {
+  /** `<member namespace>/antrea-mc-controller-config` */
+  readonly configMap: string;
+  /** `controller_manager_config.yaml` */
+  readonly key: string;
+  readonly renderedBy: 'clusterset' | 'antrea-install';
+  /** The file, as the ConfigMap must hold it. */
+  readonly content: string;
+}
+
+/**
+ * The exported Services' Namespaces a member needs (the ClusterSet's own and built-in ones left out),
+ * and who renders them: the member's bundle with `takeOver.serviceNamespaces`, else the application
+ * teams, and then they must exist first.
+ */
+export interface ServiceNamespacesEntry {
+  readonly renderedBy: 'clusterset' | 'application-teams';
+  /** Where the member's ServiceExports live: its bundle does not apply until they exist. Sorted. */
+  readonly forExports: readonly string[];
+  /** Where it only imports: Antrea creates `antrea-mc-<name>` there once the Namespace exists. Sorted. */
+  readonly forImports: readonly string[];
+}
+
 /** Everything about one cluster. */
 export interface ClusterReport {
   readonly id: string;
@@ -74,6 +103,10 @@ export interface ClusterReport {
   readonly exports: readonly ExportEntry[];
   readonly imports: readonly ImportEntry[];
   readonly policies: readonly PolicyEntry[];
+  /** Members only (null otherwise). */
+  readonly memberControllerConfig: MemberControllerConfigEntry | null;
+  /** Members only (null otherwise). */
+  readonly serviceNamespaces: ServiceNamespacesEntry | null;
 }
 
 /** Counts over the whole set. */
@@ -155,6 +188,8 @@ function clusterReport(plan: Plan, c: PlannedCluster): ClusterReport {
     egressRules: (p.policy.egress ?? []).map(ruleLine),
     tiedWith: p.tiedWith,
   }));
+  const needed = c.isMember ? serviceNamespacesIn(plan, c) : [];
+  const exportedIn = new Set((plan.exportsByMember.get(c.id) ?? []).map((s) => s.namespace));
   return {
     id: c.id,
     role: role(c),
@@ -165,6 +200,21 @@ function clusterReport(plan: Plan, c: PlannedCluster): ClusterReport {
     exports,
     imports,
     policies,
+    memberControllerConfig: c.isMember
+      ? {
+          configMap: `${plan.memberNamespace}/${MEMBER_CONFIG_NAME}`,
+          key: MEMBER_CONFIG_KEY,
+          renderedBy: plan.takeOver.memberControllerConfig ? 'clusterset' : 'antrea-install',
+          content: memberConfigText(c),
+        }
+      : null,
+    serviceNamespaces: c.isMember
+      ? {
+          renderedBy: plan.takeOver.serviceNamespaces ? 'clusterset' : 'application-teams',
+          forExports: needed.filter((n) => exportedIn.has(n)),
+          forImports: needed.filter((n) => !exportedIn.has(n)),
+        }
+      : null,
   };
 }
 

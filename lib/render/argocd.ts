@@ -19,9 +19,9 @@
  * carries `resources-finalizer.argocd.argoproj.io/background`, so when it is deleted (the root
  * prunes it when its cluster leaves the model) Argo CD first deletes, with background propagation
  * as Flux does, every object it applied in that cluster except CRDs (Argo CD never deletes those
- * on a cascade) and objects whose sync-options say `Delete=false` (the Namespaces of exported
- * Services, Antrea's member controller ConfigMap and Deployment; CRDs carry it too, for Flux's
- * sake). The leader's Application as well: it leaves only when the leader moves, and Flux collects
+ * on a cascade) and objects whose sync-options say `Delete=false` (Antrea's member controller
+ * Deployment, and its ConfigMap and the Namespaces of exported Services where the model takes them
+ * over; CRDs carry it too, for Flux's sake). The leader's Application as well: it leaves only when the leader moves, and Flux collects
  * its Kustomization's objects then too. With `prune` off, no Application carries it and nothing is
  * deleted in a cluster, as with Flux's `prune: false`. The root Application never carries it:
  * deleting the root must not cascade into every cluster's Application (Argo CD's own app-of-apps
@@ -113,6 +113,16 @@ export function ignoreDifferences(plan: Plan, c: PlannedCluster): ApplicationSpe
   return out;
 }
 
+/**
+ * Retry policy of every per-cluster Application. Argo CD's automated sync never re-attempts a sync
+ * that failed against the same commit unless the Application has one (auto_sync.md, "Automated Sync
+ * Semantics"), and a first sync can fail for reasons that pass by themselves: a ServiceExport whose
+ * Namespace the application team has not created yet, a member applied before its leader.
+ * `limit: -1` retries without end ("unlimited number of attempts if less than 0", Argo CD's
+ * application.yaml), 5 s doubling up to every 3 minutes.
+ */
+export const SYNC_RETRY = { limit: -1, backoff: { duration: '5s', factor: 2, maxDuration: '3m' } } as const;
+
 function automated(a: PlannedArgoCd): { prune: boolean; selfHeal: boolean } {
   return { prune: a.prune, selfHeal: a.selfHeal };
 }
@@ -137,7 +147,11 @@ export function renderClusterApplication(
       project: a.project,
       source: { repoUrl: d.repoURL, targetRevision: d.branch, path: repoPath(d, `clusters/${c.id}`) },
       destination: argoCdDestination(d, a, c),
-      syncPolicy: { automated: automated(a), syncOptions: clusterSyncOptions(a.prune) },
+      syncPolicy: {
+        automated: automated(a),
+        syncOptions: clusterSyncOptions(a.prune),
+        retry: { ...SYNC_RETRY, backoff: { ...SYNC_RETRY.backoff } },
+      },
       ignoreDifferences: ignoreDifferences(plan, c),
     },
   });

@@ -5,7 +5,7 @@
  * multi-chart synth is quadratic in charts, its file naming loses objects, and building and
  * resolving constructs was half of the render stage.
  */
-import type { Plan, PlannedCluster } from '../plan';
+import { memberOwnNamespaces, serviceNamespacesIn, type Plan, type PlannedCluster } from '../plan';
 import {
   renderCompiledImportsPolicy,
   renderMemberWritesPolicy,
@@ -59,25 +59,6 @@ function renderLeader(chart: Sink, plan: Plan): void {
   renderReconciler(chart, plan);
 }
 
-/** Namespaces every cluster has already; a bundle never owns them. */
-const BUILTIN_NAMESPACES: ReadonlySet<string> = new Set([
-  'default',
-  'kube-node-lease',
-  'kube-public',
-  'kube-system',
-]);
-
-/**
- * Namespaces a member bundle brings: its controller namespace when custom, and every exported
- * Service's namespace (every member may import every Service), except built-in ones and the leader
- * namespace, which the leader side of a dual-role cluster owns.
- */
-function memberNamespaces(plan: Plan, member: PlannedCluster): string[] {
-  const names = new Set([plan.memberNamespace, ...plan.serviceNamespaces]);
-  if (member.isLeader) names.delete(plan.leaderNamespace);
-  return [...names].filter((n) => !BUILTIN_NAMESPACES.has(n));
-}
-
 /**
  * Objects that are the same in every bundle that holds them (CRDs, Namespaces, Tiers, ClusterGroups,
  * stretched policies): each rendered once per compile and shared, not rebuilt per member, so render
@@ -107,11 +88,14 @@ function renderMember(chart: Sink, plan: Plan, member: PlannedCluster, shared: S
     common.push(...shared.objects(key, build));
   };
   add('crds', (s) => renderCrds(s, MEMBER_CRDS));
-  for (const ns of memberNamespaces(plan, member))
+  for (const ns of memberOwnNamespaces(plan, member))
     add(`Namespace/${ns}`, (s) => renderNamespace(s, ns, { prune: false }));
+  if (plan.takeOver.serviceNamespaces)
+    for (const ns of serviceNamespacesIn(plan, member))
+      add(`Namespace/${ns}`, (s) => renderNamespace(s, ns, { prune: false }));
   renderMemberClusterSet(chart, plan, member);
   if (plan.externalSecrets) renderMemberExternalSecret(chart, plan, member);
-  renderMemberConfig(chart, plan, member);
+  if (plan.takeOver.memberControllerConfig) renderMemberConfig(chart, plan, member);
   renderClusterIdentity(chart, plan, member);
   for (const s of plan.exportsByMember.get(member.id) ?? []) renderServiceExport(chart, s);
   const stretched = plan.stretchedByMember.get(member.id) ?? [];

@@ -1,38 +1,19 @@
 /**
- * The settings of Antrea's member controller, ConfigMap `antrea-mc-controller-config` (key
- * `controller_manager_config.yaml`, a MultiClusterConfig), derived from the model: Service and Pod
- * CIDRs, gateway IP precedence, endpoint IP type and stretched NetworkPolicy. The other fields keep
- * the values of Antrea's member manifest, since this ConfigMap replaces that one.
+ * Antrea's member controller settings as ConfigMap `antrea-mc-controller-config` (key
+ * `controller_manager_config.yaml`; the text is lib/antrea-member-config.ts), rendered into a member
+ * bundle only with `takeOver.memberControllerConfig`: Antrea's install ships this ConfigMap too, and
+ * two owners of one object fight. Taken over, it replaces the install's copy and is never pruned.
  */
-import { NEVER_PRUNE } from './namespaces';
 import { k8s } from 'cdk8s-plus-33';
-import { dumpYaml } from '../yaml';
+import { MEMBER_CONFIG_KEY, MEMBER_CONFIG_NAME, memberConfigText } from '../antrea-member-config';
 import type { Plan, PlannedCluster } from '../plan';
+import { NEVER_PRUNE } from './namespaces';
 import { meta, put, type Sink } from './util';
-
-export const MEMBER_CONFIG_NAME = 'antrea-mc-controller-config';
-export const MEMBER_CONFIG_KEY = 'controller_manager_config.yaml';
-
-export function memberConfig(cluster: PlannedCluster): Record<string, unknown> {
-  return {
-    apiVersion: 'multicluster.crd.antrea.io/v1alpha1',
-    kind: 'MultiClusterConfig',
-    health: { healthProbeBindAddress: ':8080' },
-    metrics: { bindAddress: '0' },
-    webhook: { port: 9443 },
-    leaderElection: { leaderElect: false, resourceName: '6536456a.crd.antrea.io' },
-    serviceCIDR: cluster.serviceCIDR,
-    podCIDRs: cluster.podCIDRs.length > 0 ? [...cluster.podCIDRs] : [''],
-    gatewayIPPrecedence: cluster.gateway?.ipPrecedence ?? 'private',
-    endpointIPType: cluster.endpointIPType,
-    enableStretchedNetworkPolicy: cluster.enableStretchedNetworkPolicy,
-  };
-}
 
 export function renderMemberConfig(scope: Sink, plan: Plan, cluster: PlannedCluster): void {
   put(scope, k8s.KubeConfigMap, {
     // Antrea's install ships this ConfigMap too: never deleted, whatever happens to the bundle.
     metadata: meta(MEMBER_CONFIG_NAME, plan.memberNamespace, { annotations: { ...NEVER_PRUNE } }),
-    data: { [MEMBER_CONFIG_KEY]: dumpYaml(memberConfig(cluster)) },
+    data: { [MEMBER_CONFIG_KEY]: memberConfigText(cluster) },
   });
 }

@@ -20,22 +20,35 @@
  *   so that removing a member, or this object, never deletes Antrea's Deployment. (Flux also orders
  *   the leader's Kustomization after the members', see flux.ts.)
  *
- * Server-side apply makes these two annotations the only fields the delivery tool owns; every other
- * field stays with whoever installed Antrea. Antrea's member controller settings are in the same
- * digest because the controller reads its ConfigMap only at start.
+ * Server-side apply makes these annotations the only fields the delivery tool owns; every other
+ * field stays with whoever installed Antrea.
+ *
+ * The settings checksum is there only when clusterset renders the settings
+ * (`takeOver.memberControllerConfig`): the controller reads its ConfigMap only at start, and the
+ * same sync that changes the ConfigMap (wave 0) then restarts it (wave 1). When Antrea's install
+ * owns the ConfigMap, a restart on our schedule would not follow its change: it could come before
+ * the new ConfigMap arrives (the old settings read again) and nothing would restart after it. So
+ * only the Tiers roll the controller, and the settings clusterset expects ride along in the
+ * Deployment's own metadata (`clusterset/expected-member-config`, outside the Pod template, so it
+ * restarts nothing): there the PR comment sees them change and lists the manual update and restart,
+ * and `kubectl get` shows what the ConfigMap should hold.
  */
 import { createHash } from 'node:crypto';
 import type { TierProps } from '../model';
 import { MEMBER_CONTROLLER_DEPLOYMENT } from '../names';
 import type { Plan, PlannedCluster } from '../plan';
-import { memberConfig } from './member-config';
-import { dumpYaml } from '../yaml';
+import { memberConfigText } from '../antrea-member-config';
 import { PARTIAL_OBJECT, SYNC_WAVE, WAVE_RESTART, meta, putObject, type Sink } from './util';
 
 /** Pod template annotation: SHA-256 of the member's Tiers. */
 export const TIERS_CHECKSUM_ANNOTATION = 'clusterset/tiers-checksum';
-/** Pod template annotation: SHA-256 of the member controller settings. */
+/** Pod template annotation: SHA-256 of the member controller settings, when clusterset renders them. */
 export const MEMBER_CONFIG_CHECKSUM_ANNOTATION = 'clusterset/config-checksum';
+/**
+ * Deployment annotation: the `controller_manager_config.yaml` clusterset expects Antrea's install to
+ * ship, when it does not render the settings itself.
+ */
+export const EXPECTED_MEMBER_CONFIG_ANNOTATION = 'clusterset/expected-member-config';
 /** Per-object Argo CD sync options of the partial Deployment. */
 export const RESTART_SYNC_OPTIONS = 'ServerSideApply=true,Validate=false,Prune=false,Delete=false';
 export const ARGOCD_SYNC_OPTIONS = 'argocd.argoproj.io/sync-options';
@@ -55,7 +68,7 @@ export function tiersChecksum(tiers: readonly TierProps[]): string {
 
 /** SHA-256 of the member controller settings, as the ConfigMap holds them. */
 export function memberConfigChecksum(cluster: PlannedCluster): string {
-  return sha256(dumpYaml(memberConfig(cluster)));
+  return sha256(memberConfigText(cluster));
 }
 
 /** The partial Deployment that restarts `cluster`'s member controller when its Tiers or settings change. */
@@ -66,6 +79,7 @@ export function renderMemberControllerRestart(
   tiers: readonly TierProps[],
 ): void {
   const name = MEMBER_CONTROLLER_DEPLOYMENT;
+  const ownConfig = plan.takeOver.memberControllerConfig;
   putObject(scope, {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -74,6 +88,7 @@ export function renderMemberControllerRestart(
         [SYNC_WAVE]: WAVE_RESTART,
         [ARGOCD_SYNC_OPTIONS]: RESTART_SYNC_OPTIONS,
         [FLUX_PRUNE]: 'disabled',
+        ...(ownConfig ? {} : { [EXPECTED_MEMBER_CONFIG_ANNOTATION]: memberConfigText(cluster) }),
         // Antrea's Deployment, not ours: no ownership labels (util.ts withOwnership).
         [PARTIAL_OBJECT]: 'true',
       },
@@ -83,7 +98,7 @@ export function renderMemberControllerRestart(
         metadata: {
           annotations: {
             [TIERS_CHECKSUM_ANNOTATION]: tiersChecksum(tiers),
-            [MEMBER_CONFIG_CHECKSUM_ANNOTATION]: memberConfigChecksum(cluster),
+            ...(ownConfig ? { [MEMBER_CONFIG_CHECKSUM_ANNOTATION]: memberConfigChecksum(cluster) } : {}),
           },
         },
       },

@@ -1,7 +1,9 @@
 /**
- * Namespaces. The leader bundle owns the leader namespace. A member bundle brings the namespaces of
- * the Services exported in the set (its ServiceExports live there, and Antrea imports
- * `antrea-mc-<svc>` into them) but never prunes them: they hold the application too.
+ * Namespaces. The ClusterSet's own are always ours: the leader bundle owns the leader namespace, and
+ * a member bundle its custom member controller namespace. The namespaces of the Services exported in
+ * the set (a member's ServiceExports live there, and Antrea imports `antrea-mc-<svc>` into them in
+ * every member) usually belong to the application teams: a member bundle renders them only with
+ * `takeOver.serviceNamespaces`, and then never prunes them, since they hold the application too.
  */
 import { k8s } from 'cdk8s-plus-33';
 import { SYNC_WAVE, WAVE_NAMESPACES, meta, put, type Sink } from './util';

@@ -31,7 +31,8 @@ export const EDITS: readonly Edit[] = [
     edit: (m) => {
       m.services!.push(service('web', 'frontend', ['east'], [{ name: 'https', port: 443 }]));
     },
-    touched: ['east', 'hub', 'west'],
+    // The Namespace web is the application team's (no takeOver): no member bundle but east's changes.
+    touched: ['east', 'hub'],
   },
   {
     name: 'change-port',
@@ -68,6 +69,23 @@ export const EDITS: readonly Edit[] = [
       });
     },
     touched: ['east'],
+  },
+  {
+    // A member controller setting, with Antrea's install owning the ConfigMap (the default).
+    name: 'member-settings',
+    edit: (m) => {
+      m.clusters = m.clusters.map((c) =>
+        c.id === 'west' ? { ...c, enableStretchedNetworkPolicy: true } : c,
+      );
+    },
+    touched: ['west'],
+  },
+  {
+    name: 'take-over',
+    edit: (m) => {
+      m.takeOver = { memberControllerConfig: true, serviceNamespaces: true };
+    },
+    touched: ['east', 'west'],
   },
 ];
 

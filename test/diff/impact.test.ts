@@ -229,13 +229,15 @@ test('GIVEN delivery by Argo CD and Flux WHEN a member joins THEN the after-merg
   b.members.push('north');
   const d = diffTrees(files(a), files(b));
   const steps = impact(files(a), files(b), d).afterMerge.steps;
-  assert.equal(steps.length, 4, steps.join('\n'));
+  assert.equal(steps.length, 5, steps.join('\n'));
   assert.match(steps[0]!, /npx clusterset token north/);
   assert.match(steps[1]!, /register north with Argo CD as `https:\/\/north\.example\.com:6443`/);
   assert.match(
     steps[2]!,
     /kubectl -n flux-system create secret generic north-kubeconfig --from-file=value=north\.kubeconfig/,
   );
+  // Antrea's install owns the new member's controller config (no takeOver): it must get the settings.
+  assert.match(steps[3]!, /^update Antrea's member controller config in north: .*explain --cluster north/);
   const md = formatMarkdown(d, impact(files(a), files(b), d), LABELS);
   assert.match(md, /#### After merge\n\n- \[ \] copy north's token/);
   assert.match(
@@ -249,15 +251,21 @@ test('GIVEN delivery by Argo CD and Flux WHEN a member joins THEN the after-merg
   assert.equal(
     leaving.filter((l) => l.startsWith('north leaves')),
     [
-      'north leaves: Argo CD and Flux delete its Application and Kustomizations, each after deleting what they applied in north (2 ClusterProperties, ClusterSet and Tier) but not its ConfigMap, CustomResourceDefinition, Deployment and Namespace, which are never deleted; only once both are gone, `argocd cluster rm <north>` and `kubectl -n flux-system delete secret north-kubeconfig`',
+      // Antrea's install keeps its ConfigMap and the application team the Namespace shop (no
+      // takeOver): the bundle holds neither, so the sentence does not name them.
+      'north leaves: Argo CD and Flux delete its Application and Kustomizations, each after deleting what they applied in north (2 ClusterProperties, ClusterSet and Tier) but not its CustomResourceDefinition and Deployment, which are never deleted; only once both are gone, `argocd cluster rm <north>` and `kubectl -n flux-system delete secret north-kubeconfig`',
       'north leaves: its token Secret kube-system/antrea-mc-leader-token was written by `clusterset token`, not by a tool; delete it: `kubectl --context <north> -n kube-system delete secret antrea-mc-leader-token`',
     ],
   );
 });
 
 /** The after-merge steps about `north` when it leaves a delivered policies model. */
-function northLeaves(delivery: Pick<NonNullable<ModelDraft['delivery']>, 'argocd' | 'flux'>): string[] {
+function northLeaves(
+  delivery: Pick<NonNullable<ModelDraft['delivery']>, 'argocd' | 'flux'>,
+  takeOver?: ModelDraft['takeOver'],
+): string[] {
   const a = policiesModel();
+  if (takeOver) a.takeOver = takeOver;
   a.delivery = { repoURL: 'https://git.example.com/gitops.git', managementCluster: 'hub', ...delivery };
   const b = structuredClone(a);
   b.clusters.push(cluster('north', 3));
@@ -277,9 +285,20 @@ test('GIVEN Argo CD with prune on and Flux with prune off WHEN a member leaves T
   const steps = northLeaves({ argocd: {}, flux: { prune: false } });
   assert.match(
     steps[0]!,
-    /^north leaves: Argo CD deletes its Application after deleting what it applied in north \(2 ClusterProperties, ClusterSet and Tier\) but not its ConfigMap, CustomResourceDefinition, Deployment and Namespace, which are never deleted; only once it is gone, `argocd cluster rm <north>`$/,
+    /^north leaves: Argo CD deletes its Application after deleting what it applied in north \(2 ClusterProperties, ClusterSet and Tier\) but not its CustomResourceDefinition and Deployment, which are never deleted; only once it is gone, `argocd cluster rm <north>`$/,
   );
   assert.match(steps[1]!, /^north leaves: prune is off, so Flux keeps its Kustomizations/);
+});
+
+test("GIVEN takeOver of Antrea's member controller ConfigMap and the Services' Namespaces WHEN a member leaves THEN the sentence names them among what is never deleted", () => {
+  const steps = northLeaves(
+    { argocd: {}, flux: {} },
+    { memberControllerConfig: true, serviceNamespaces: true },
+  );
+  assert.match(
+    steps[0]!,
+    /^north leaves: Argo CD and Flux delete .* \(2 ClusterProperties, ClusterSet and Tier\) but not its ConfigMap, CustomResourceDefinition, Deployment and Namespace, which are never deleted;/,
+  );
 });
 
 test('GIVEN an AppProject that changes WHEN diffed THEN re-applying it is a step', () => {
@@ -292,6 +311,68 @@ test('GIVEN an AppProject that changes WHEN diffed THEN re-applying it is a step
   assert.ok(
     steps.some((l) => l.includes('kubectl apply -k out/argocd')),
     steps.join('\n'),
+  );
+});
+
+/** `policiesModel` with west's stretched NetworkPolicy switched on: a member controller setting of west. */
+function settingsChange(takeOver?: { memberControllerConfig?: boolean }) {
+  const a = policiesModel();
+  if (takeOver) a.takeOver = takeOver;
+  const b = structuredClone(a);
+  b.clusters = b.clusters.map((c) => (c.id === 'west' ? { ...c, enableStretchedNetworkPolicy: true } : c));
+  return impact(files(a), files(b));
+}
+
+test("GIVEN Antrea's install owns the member controller config (the default) WHEN a member's setting changes THEN the summary says what changed, nothing restarts, and the after-merge block says to update and restart it there", () => {
+  const i = settingsChange();
+  assert.equal(
+    i.items.filter((x) => x.category === 'member-config').map((x) => x.text),
+    [
+      "member controller settings change in west: enableStretchedNetworkPolicy false → true; Antrea's install holds them (see After merge)",
+    ],
+  );
+  assert.equal(i.touched, ['west']);
+  assert.equal(i.afterMerge.steps, [
+    "update Antrea's member controller config in west: ConfigMap kube-system/antrea-mc-controller-config, key controller_manager_config.yaml, in Antrea's install, as `npx clusterset explain --cluster west` prints it; then restart the controller, which reads it only at start: `kubectl -n kube-system rollout restart deployment antrea-mc-controller`",
+  ]);
+});
+
+test('GIVEN takeOver.memberControllerConfig WHEN the same setting changes THEN the ConfigMap changes, the controller restarts by itself, and nothing is left to do by hand', () => {
+  const i = settingsChange({ memberControllerConfig: true });
+  assert.equal(
+    i.items.filter((x) => x.category === 'member-config').map((x) => x.text),
+    [
+      "Antrea's member controller restarts in west (its settings changed)",
+      'member controller settings change in west: enableStretchedNetworkPolicy false → true',
+    ],
+  );
+  assert.equal(i.afterMerge.steps, []);
+});
+
+test("GIVEN takeOver.memberControllerConfig turned on WHEN diffed THEN Antrea's install must stop shipping the ConfigMap; turned off, it must hold the settings again", () => {
+  const off = policiesModel();
+  const on = structuredClone(off);
+  on.takeOver = { memberControllerConfig: true };
+  const taking = impact(files(off), files(on));
+  assert.equal(taking.afterMerge.steps, [
+    "take ConfigMap kube-system/antrea-mc-controller-config out of Antrea's install in both members: clusterset applies it now (takeOver.memberControllerConfig), and two owners of one object fight",
+  ]);
+  assert.ok(
+    taking.items.some(
+      (x) =>
+        x.text ===
+        "Antrea's member controller ConfigMap kube-system/antrea-mc-controller-config is now rendered in both members: clusterset takes it over from Antrea's install",
+    ),
+    taking.items.map((x) => x.text).join('\n'),
+  );
+  const handing = impact(files(on), files(off));
+  assert.equal(handing.afterMerge.steps.length, 1, handing.afterMerge.steps.join('\n'));
+  assert.match(handing.afterMerge.steps[0]!, /^update Antrea's member controller config in both members: /);
+  assert.ok(
+    handing.items.some((x) =>
+      /is no longer rendered in both members: it stays in the cluster \(never pruned\)/.test(x.text),
+    ),
+    handing.items.map((x) => x.text).join('\n'),
   );
 });
 

@@ -1,15 +1,23 @@
 /**
- * Antrea's member controller Deployment as Antrea's member manifest installs it
- * (YAMLS/antrea-multicluster-member.yml: Deployment `antrea-mc-controller` in the member controller
- * namespace, labels `app: antrea` and `control-plane: antrea-mc-controller`, one replica, the
- * config file mounted from ConfigMap `antrea-mc-controller-config`), created the way `kubectl apply`
- * creates it (field manager `kubectl-client-side-apply`). No kubelet runs in test/kube, so its Pods
- * stay Pending; kube-controller-manager still rolls out a ReplicaSet per Pod template.
+ * A member as its owners leave it before clusterset's bundle arrives.
+ *
+ * Antrea's member manifest (YAMLS/antrea-multicluster-member.yml) installs the member CRDs, the
+ * Deployment `antrea-mc-controller` in the member controller namespace (labels `app: antrea` and
+ * `control-plane: antrea-mc-controller`, one replica, the config file mounted from ConfigMap
+ * `antrea-mc-controller-config`) and that ConfigMap, with Antrea's defaults, unless the model takes
+ * it over (`takeOver.memberControllerConfig`: the team has dropped it from the install). All created
+ * the way `kubectl apply` creates them (field manager `kubectl-client-side-apply`). No kubelet runs
+ * in test/kube, so the Pods stay Pending; kube-controller-manager still rolls out a ReplicaSet per Pod
+ * template.
+ *
+ * The application teams create the Namespaces of the exported Services, unless the model takes them
+ * over (`takeOver.serviceNamespaces`): a ServiceExport in a missing Namespace is refused.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { MEMBER_CONFIG_KEY, MEMBER_CONFIG_NAME } from '../../lib/antrea-member-config';
 import { MEMBER_CONTROLLER_DEPLOYMENT } from '../../lib/names';
-import type { Plan } from '../../lib/plan';
+import { serviceNamespacesIn, type Plan } from '../../lib/plan';
 import { usesClusterSetV1Alpha2 } from '../../lib/render/clusterset';
 import { loadYaml } from '../../lib/yaml';
 import type { BundleObject } from '../kube/apply';
@@ -22,6 +30,42 @@ const ROOT = path.resolve(__dirname, '..', '..');
 
 export const ANTREA_MEMBER_DEPLOYMENT = MEMBER_CONTROLLER_DEPLOYMENT;
 export const ANTREA_INSTALL_MANAGER = 'kubectl-client-side-apply';
+/** Field manager of the application teams' own delivery, which creates their Namespaces. */
+export const APPLICATION_TEAM_MANAGER = 'application-team';
+
+/**
+ * The member controller ConfigMap as Antrea's member manifest ships it, with Antrea's default settings
+ * (antrea-mc.md §e Member; no CIDRs). The team then makes it hold what `clusterset explain --cluster
+ * <member>` prints (README, "Objects the team already owns"); no Antrea reads it here.
+ */
+export const ANTREA_DEFAULT_MEMBER_CONFIG = [
+  'apiVersion: multicluster.crd.antrea.io/v1alpha1',
+  'kind: MultiClusterConfig',
+  'health:',
+  '  healthProbeBindAddress: :8080',
+  'metrics:',
+  '  bindAddress: "0"',
+  'webhook:',
+  '  port: 9443',
+  'leaderElection:',
+  '  leaderElect: false',
+  'serviceCIDR: ""',
+  'podCIDRs:',
+  '  - ""',
+  'gatewayIPPrecedence: "private"',
+  'endpointIPType: "ClusterIP"',
+  'enableStretchedNetworkPolicy: false',
+  '',
+].join('\n');
+
+export function antreaMemberConfigMap(namespace: string): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: MEMBER_CONFIG_NAME, namespace, labels: { app: 'antrea' } },
+    data: { [MEMBER_CONFIG_KEY]: ANTREA_DEFAULT_MEMBER_CONFIG },
+  };
+}
 
 export function antreaMemberDeployment(namespace: string): Record<string, unknown> {
   const labels = { app: 'antrea', 'control-plane': 'antrea-mc-controller' };
@@ -60,24 +104,54 @@ export function antreaMemberDeployment(namespace: string): Record<string, unknow
   };
 }
 
-/** Creates the Deployment (and its Namespace when missing) as `kubectl apply` would on a fresh member. */
-export async function installAntreaMemberDeployment(cluster: Cluster, namespace: string): Promise<void> {
-  const q = `fieldManager=${ANTREA_INSTALL_MANAGER}`;
-  const ns = await request(cluster.admin, 'POST', `/api/v1/namespaces?${q}`, {
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: { name: namespace },
-  });
-  if (ns.status !== 201 && ns.status !== 409)
-    throw new Error(`namespace ${namespace}: HTTP ${ns.status} ${ns.body}`);
+/** POSTs `obj` to `collection` as `manager`; an object that exists already is left as it is. */
+async function create(cluster: Cluster, collection: string, obj: unknown, manager: string): Promise<void> {
+  const r = await request(cluster.admin, 'POST', `${collection}?fieldManager=${manager}`, obj);
+  if (r.status !== 201 && r.status !== 409) throw new Error(`POST ${collection}: HTTP ${r.status} ${r.body}`);
+}
+
+/**
+ * Creates what Antrea's member manifest puts in the member controller namespace (the Namespace itself
+ * when missing, as whoever installs Antrea there must), as `kubectl apply` would on a fresh member:
+ * the controller's ConfigMap, unless the model takes it over, and its Deployment.
+ */
+export async function installAntreaMemberDeployment(cluster: Cluster, plan: Plan): Promise<void> {
+  const namespace = plan.memberNamespace;
+  const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } };
+  await create(cluster, '/api/v1/namespaces', ns, ANTREA_INSTALL_MANAGER);
+  if (!plan.takeOver.memberControllerConfig)
+    await create(
+      cluster,
+      `/api/v1/namespaces/${namespace}/configmaps`,
+      antreaMemberConfigMap(namespace),
+      ANTREA_INSTALL_MANAGER,
+    );
   const r = await request(
     cluster.admin,
     'POST',
-    `/apis/apps/v1/namespaces/${namespace}/deployments?${q}`,
+    `/apis/apps/v1/namespaces/${namespace}/deployments?fieldManager=${ANTREA_INSTALL_MANAGER}`,
     antreaMemberDeployment(namespace),
   );
   if (r.status !== 201)
     throw new Error(`Deployment ${namespace}/${ANTREA_MEMBER_DEPLOYMENT}: HTTP ${r.status} ${r.body}`);
+}
+
+/**
+ * Creates the exported Services' Namespaces `member` needs, as the application teams' own delivery
+ * would, unless the model takes them over (then the bundle brings them).
+ */
+export async function createApplicationNamespaces(
+  cluster: Cluster,
+  plan: Plan,
+  member: string,
+): Promise<void> {
+  if (plan.takeOver.serviceNamespaces) return;
+  const m = plan.members.find((x) => x.id === member);
+  if (!m) throw new Error(`${member} is not a member`);
+  for (const name of serviceNamespacesIn(plan, m)) {
+    const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name } };
+    await create(cluster, '/api/v1/namespaces', ns, APPLICATION_TEAM_MANAGER);
+  }
 }
 
 /** CRDs of External Secrets, which a member must run when the model delivers its token that way. */
@@ -88,12 +162,13 @@ const EXTERNAL_SECRETS_CRDS = [
 
 /**
  * Prepares a member as Antrea's member manifest would (and External Secrets' chart, when used): its
- * CRDs, then its member controller Deployment, which the bundle's restart object patches. Antrea
+ * CRDs, then its member controller ConfigMap (unless taken over) and Deployment, which the bundle's
+ * restart object patches; and the application teams' Namespaces (unless taken over). Antrea
  * before 1.13 shipped a ClusterSet CRD whose only version was v1alpha1; that CRD is not vendored, so
  * for such targets the vendored one is cut down to its v1alpha1 version (made the storage version),
  * which is what those members read.
  */
-export async function installAntreaMember(cluster: Cluster, plan: Plan): Promise<void> {
+export async function installAntreaMember(cluster: Cluster, plan: Plan, member: string): Promise<void> {
   for (const file of [...ANTREA_MEMBER_CRDS, ...(plan.externalSecrets ? EXTERNAL_SECRETS_CRDS : [])]) {
     const obj = loadYaml(fs.readFileSync(path.join(ROOT, 'crds', file), 'utf8')) as BundleObject['obj'];
     if (file === 'multicluster.crd.antrea.io_clustersets.yaml' && !usesClusterSetV1Alpha2(plan)) {
@@ -105,5 +180,6 @@ export async function installAntreaMember(cluster: Cluster, plan: Plan): Promise
     const r = await applyObject(cluster, { file, obj, wave: 0 }, { fieldManager: 'antrea-install' });
     if ('rejection' in r) throw new Error(`installing ${file}: ${r.rejection.message}`);
   }
-  await installAntreaMemberDeployment(cluster, plan.memberNamespace);
+  await installAntreaMemberDeployment(cluster, plan);
+  await createApplicationNamespaces(cluster, plan, member);
 }

@@ -23,13 +23,22 @@ import {
   RESOURCE_EXPORT_FINALIZER,
   serviceImportName,
 } from '../../lib/names';
-import type { Plan } from '../../lib/plan';
+import { MEMBER_CONFIG_KEY, MEMBER_CONFIG_NAME, memberConfigText } from '../../lib/antrea-member-config';
+import { explain } from '../../lib/explain';
+import { serviceNamespacesIn, type Plan } from '../../lib/plan';
+import { EXPECTED_MEMBER_CONFIG_ANNOTATION } from '../../lib/render/member-restart';
 import { RECONCILER_CONFIG_NAME, RECONCILER_LEASE_NAME, RECONCILER_NAME } from '../../lib/render/reconciler';
 import type { Auth, Cluster } from '../kube/cluster';
 import { request, startClusters, stopAll } from '../kube/cluster';
-import { applyBundle, notStoredAsApplied, readBack } from '../kube/apply';
+import { FIELD_MANAGER, applyBundle, notStoredAsApplied, readBack, type KubeObject } from '../kube/apply';
 import { eventually } from '../kube/wait';
-import { installAntreaMember } from './antrea-member';
+import {
+  ANTREA_DEFAULT_MEMBER_CONFIG,
+  ANTREA_INSTALL_MANAGER,
+  APPLICATION_TEAM_MANAGER,
+  antreaMemberDeployment,
+  installAntreaMember,
+} from './antrea-member';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const CASES = path.join(ROOT, 'test', 'cases');
@@ -52,7 +61,7 @@ async function applyCase(
   const order = [plan.leader.id, ...ids.filter((id) => id !== plan.leader.id)];
   for (const id of order) {
     const cluster = byId.get(id) as Cluster;
-    if (plan.members.some((m) => m.id === id)) await installAntreaMember(cluster, plan);
+    if (plan.members.some((m) => m.id === id)) await installAntreaMember(cluster, plan, id);
     const result = await applyBundle(cluster, path.join(CASES, name, 'expected', 'clusters', id));
     for (const r of result.rejected)
       problems.push(`${id}: ${r.kind} ${r.namespace ?? ''}/${r.name}: ${r.message}`);
@@ -66,15 +75,64 @@ async function applyCase(
   return { plan, clusters: byId, problems };
 }
 
+/** Managers of a live object's fields. */
+function managers(o: KubeObject | undefined): string[] {
+  return ((o?.metadata.managedFields ?? []) as { manager: string }[]).map((m) => m.manager).sort();
+}
+
+/**
+ * Who owns what the other owners usually hold, in every member: Antrea's member controller ConfigMap
+ * and the exported Services' Namespaces are the bundle's only when the model takes them over;
+ * otherwise the bundle never touched them, and the partial Deployment carries the settings Antrea's
+ * install must hold, exactly as `clusterset explain` prints them.
+ */
+async function ownershipProblems(plan: Plan, clusters: Map<string, Cluster>): Promise<string[]> {
+  const problems: string[] = [];
+  for (const m of plan.members) {
+    const cluster = clusters.get(m.id) as Cluster;
+    const ns = plan.memberNamespace;
+    const cm = await readBack(cluster, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: MEMBER_CONFIG_NAME, namespace: ns },
+    });
+    const deployment = await readBack(cluster, antreaMemberDeployment(ns) as KubeObject);
+    const expected = deployment?.metadata.annotations?.[EXPECTED_MEMBER_CONFIG_ANNOTATION];
+    const data = (cm?.data as Record<string, string> | undefined)?.[MEMBER_CONFIG_KEY];
+    const explained = explain(plan, { cluster: m.id }).clusters[0]?.memberControllerConfig?.content;
+    if (plan.takeOver.memberControllerConfig) {
+      if (data !== memberConfigText(m)) problems.push(`${m.id}: the bundle's ConfigMap is not in place`);
+      if (!managers(cm).includes(FIELD_MANAGER)) problems.push(`${m.id}: the ConfigMap is not the bundle's`);
+      if (expected !== undefined) problems.push(`${m.id}: an expected-config annotation while we own it`);
+    } else {
+      if (data !== ANTREA_DEFAULT_MEMBER_CONFIG) problems.push(`${m.id}: the install's ConfigMap changed`);
+      if (managers(cm).join() !== ANTREA_INSTALL_MANAGER)
+        problems.push(`${m.id}: ConfigMap managers ${managers(cm).join()}, not the install alone`);
+      if (expected !== explained || expected !== memberConfigText(m))
+        problems.push(`${m.id}: the Deployment's expected config is not what explain prints`);
+    }
+    for (const name of serviceNamespacesIn(plan, m)) {
+      const live = await readBack(cluster, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+      const owners = managers(live);
+      const want = plan.takeOver.serviceNamespaces ? FIELD_MANAGER : APPLICATION_TEAM_MANAGER;
+      if (!owners.includes(want)) problems.push(`${m.id}: Namespace ${name} has managers ${owners.join()}`);
+      if (!plan.takeOver.serviceNamespaces && owners.includes(FIELD_MANAGER))
+        problems.push(`${m.id}: the bundle applied Namespace ${name}, which the application team owns`);
+    }
+  }
+  return problems;
+}
+
 const golden = suite('golden bundles on real API servers');
 
 for (const name of fs.readdirSync(CASES).sort()) {
   golden(
-    `GIVEN golden case ${name} WHEN each bundle is applied like Argo CD THEN nothing is rejected or pruned`,
+    `GIVEN golden case ${name} WHEN each bundle is applied like Argo CD THEN nothing is rejected or pruned, and what another owner holds is left to it unless the model takes it over`,
     async () => {
       try {
-        const { problems } = await applyCase(name);
+        const { plan, clusters, problems } = await applyCase(name);
         assert.equal(problems, []);
+        assert.equal(await ownershipProblems(plan, clusters), []);
       } finally {
         await stopAll();
       }

@@ -31,6 +31,7 @@ import { loadYaml } from '../../lib/yaml';
 import {
   ANTREA_INSTALL_MANAGER,
   antreaMemberDeployment,
+  createApplicationNamespaces,
   installAntreaMemberDeployment,
 } from './antrea-member';
 import { ANTREA_MEMBER_CRDS } from './crds';
@@ -144,7 +145,8 @@ day2(
         const r = await applyObject(east, { file, obj, wave: 0 }, { fieldManager: 'antrea-install' });
         assert.ok(!('rejection' in r), `installing ${file}`);
       }
-      await installAntreaMemberDeployment(east, ns);
+      await installAntreaMemberDeployment(east, plan);
+      await createApplicationNamespaces(east, plan, member);
       await eventually('the installed ReplicaSet', async () =>
         (await replicaSets(east, ns)).length === 1 ? true : undefined,
       );

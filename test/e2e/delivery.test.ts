@@ -29,7 +29,7 @@ import type { ApplyResult, BundleObject, KubeObject } from '../kube/apply';
 import { applyBundle, applyObject, loadBundle, notStoredAsApplied, readBack } from '../kube/apply';
 import { eventually } from '../kube/wait';
 import type { K8sObject } from '../../lib/render';
-import { installAntreaMemberDeployment } from './antrea-member';
+import { createApplicationNamespaces, installAntreaMemberDeployment } from './antrea-member';
 import { ANTREA_MEMBER_CRDS } from './crds';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -154,7 +154,8 @@ delivery(
         for (const o of options) assert.ok(UNDERSTOOD_OPTIONS.has(o), `sync option ${o} is carried out`);
         if (plan.members.some((m) => m.id === id)) {
           await installCrds(cluster, ANTREA_MEMBER_CRDS, 'antrea-install');
-          await installAntreaMemberDeployment(cluster, plan.memberNamespace);
+          await installAntreaMemberDeployment(cluster, plan);
+          await createApplicationNamespaces(cluster, plan, id);
         }
         const dir = sourceDir(plan, app);
         assert.ok(fs.existsSync(path.join(dir, 'kustomization.yaml')), `${app.spec.source.path} is a bundle`);

@@ -69,7 +69,7 @@ export async function setUpClusterSet(
   const leader = clusters.get(plan.leader.id)!;
   for (const id of [plan.leader.id, ...ids.filter((i) => i !== plan.leader.id)]) {
     const cluster = clusters.get(id)!;
-    if (plan.members.some((m) => m.id === id)) await installAntreaMember(cluster, plan);
+    if (plan.members.some((m) => m.id === id)) await installAntreaMember(cluster, plan, id);
     const result = await applyBundle(cluster, path.join(dir, 'clusters', id));
     if (result.rejected.length > 0)
       throw new Error(

@@ -1,8 +1,8 @@
 // End-to-end: a member leaves the model, under Flux and under Argo CD, on real API servers
 // (test/kube: kube-apiserver, etcd, kube-controller-manager). Both tools must delete what they
-// applied in the member except the objects that are never deleted (CRDs, the Namespaces of
-// exported Services, Antrea's member controller ConfigMap and Deployment), and leave the member in
-// the same state.
+// applied in the member except the objects that are never deleted (CRDs, Antrea's member
+// controller Deployment; with takeOver, its ConfigMap and the Namespaces of exported Services), and
+// leave the member in the same state.
 //
 // Two control planes, each prepared as Antrea's member manifest leaves a member (its CRDs and its
 // member controller Deployment, installed with `kubectl apply`'s field manager), get member east's
@@ -159,10 +159,8 @@ it.after(async () => {
 });
 
 const EXPECTED_KEPT = [
-  'ConfigMap kube-system/antrea-mc-controller-config',
   'CustomResourceDefinition clusterproperties.about.k8s.io',
   `Deployment kube-system/${MEMBER_CONTROLLER_DEPLOYMENT}`,
-  'Namespace shop',
 ];
 const EXPECTED_GONE = [
   'ClusterNetworkPolicy cart-stretched',
@@ -212,7 +210,7 @@ it("GIVEN Flux's apply THEN it refuses the member's partial Deployment: Flux can
   // the removal below is therefore proven on the member's other objects, and Antrea's Deployment,
   // which Flux never applied, stays as Antrea installed it.
   const cluster = clusters.get('rm-flux')!;
-  await installAntreaMember(cluster, compile(model()).plan!);
+  await installAntreaMember(cluster, compile(model()).plan!, MEMBER);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterset-removal-flux-'));
   const manifest = path.join(work, 'deployment.yaml');
   fs.writeFileSync(manifest, dumpYaml(bundle.find((b) => isPartialDeployment(b.obj))!.obj));
@@ -235,7 +233,7 @@ it("GIVEN Flux's apply THEN it refuses the member's partial Deployment: Flux can
   assert.match(error, /spec\.selector: Required value/);
 });
 
-it("GIVEN Flux (Flux's own apply and garbage collection) WHEN east's Kustomizations are deleted THEN all but CRDs, Namespaces and Antrea's ConfigMap and Deployment is gone", async () => {
+it("GIVEN Flux (Flux's own apply and garbage collection) WHEN east's Kustomizations are deleted THEN all but CRDs and Antrea's Deployment is gone", async () => {
   const cluster = clusters.get('rm-flux')!;
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterset-removal-flux-'));
   const inventories: { name: string; namespace: string; file: string }[] = [];
@@ -268,11 +266,7 @@ it("GIVEN Flux (Flux's own apply and garbage collection) WHEN east's Kustomizati
       .filter((c) => c.action === 'skipped')
       .map((c) => c.subject)
       .sort(),
-    [
-      'ConfigMap/kube-system/antrea-mc-controller-config',
-      'CustomResourceDefinition/clusterproperties.about.k8s.io',
-      'Namespace/shop',
-    ],
+    ['CustomResourceDefinition/clusterproperties.about.k8s.io'],
   );
   assert.is(changes.filter((c) => c.action === 'deleted').length, EXPECTED_GONE.length);
   const kept = await eventually('Flux garbage collection done', async () => {
@@ -283,10 +277,10 @@ it("GIVEN Flux (Flux's own apply and garbage collection) WHEN east's Kustomizati
   remaining.set('flux', kept);
 });
 
-it("GIVEN Argo CD (our reading of its cascade rule) WHEN east's Application is deleted THEN all but CRDs, Namespaces and Antrea's ConfigMap and Deployment is gone", async () => {
+it("GIVEN Argo CD (our reading of its cascade rule) WHEN east's Application is deleted THEN all but CRDs and Antrea's Deployment is gone", async () => {
   const cluster = clusters.get('rm-argocd')!;
   const plan = compile(model()).plan!;
-  await installAntreaMember(cluster, plan);
+  await installAntreaMember(cluster, plan, MEMBER);
   const app = rendered.application.metadata.name!;
   // The bundle as Argo CD applies it: each object carries its tracking id.
   const tracked = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterset-removal-argocd-'));

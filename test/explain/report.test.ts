@@ -11,9 +11,10 @@ import { explain, formatReport, type ExplainFormat } from '../../lib/explain';
 import { exportGraphMermaid, mermaidId, mermaidLabel, renderExportGraph } from '../../lib/explain/mermaid';
 import { policiesIn } from '../../lib/explain/policies';
 import type { ClusterSetProps } from '../../lib/model';
+import { memberConfigText } from '../../lib/antrea-member-config';
 import { plan } from '../../lib/plan';
 import { caseNames, loadCase, matchGolden } from '../helpers/golden';
-import { cluster, minimalModel, planOf, service } from '../helpers/models';
+import { cluster, memberOf, minimalModel, planOf, service } from '../helpers/models';
 import { shuffleModel } from '../helpers/shuffle';
 
 const FORMATS: readonly [ExplainFormat, string][] = [
@@ -88,6 +89,61 @@ test('GIVEN the example WHEN explained as JSON THEN it parses to the documented 
     depends.ports.some((p) => p.allowedIf.length > 0),
     'depends carries its conditions',
   );
+});
+
+test("GIVEN no takeOver (the default) WHEN a member is explained THEN it names the application teams' Namespaces it needs and prints the exact config Antrea's install must ship", () => {
+  const m = minimalModel();
+  m.memberNamespace = 'mc-member';
+  m.services = [
+    service('shop', 'cart', ['east']),
+    service('payments', 'ledger', ['west']),
+    service('kube-system', 'dns', ['east']),
+    service('mc-member', 'probe', ['east']),
+  ];
+  const p = planOf(m);
+  const r = explain(p, { cluster: 'east' });
+  const east = r.clusters[0]!;
+  // Built-in Namespaces and the ClusterSet's own (mc-member, rendered by clusterset) are left out.
+  assert.equal(east.serviceNamespaces, {
+    renderedBy: 'application-teams',
+    forExports: ['shop'],
+    forImports: ['payments'],
+  });
+  assert.equal(east.memberControllerConfig, {
+    configMap: 'mc-member/antrea-mc-controller-config',
+    key: 'controller_manager_config.yaml',
+    renderedBy: 'antrea-install',
+    content: memberConfigText(memberOf(p, 'east')),
+  });
+  const text = formatReport(r, p, 'text');
+  assert.match(
+    text,
+    '  Namespaces the application teams own, which must exist: shop (its ServiceExports live there: its bundle applies only once they exist); payments (imports only: Antrea imports into them once they exist)\n',
+  );
+  const indented = memberConfigText(memberOf(p, 'east'))
+    .trimEnd()
+    .split('\n')
+    .map((l) => `    ${l}`)
+    .join('\n');
+  assert.match(text, `controller_manager_config.yaml must be exactly\n${indented}\n`);
+  assert.match(formatReport(r, p, 'markdown'), `\`\`\`yaml\n${memberConfigText(memberOf(p, 'east'))}\`\`\``);
+  assert.is(explain(p, { cluster: 'hub' }).clusters[0]!.memberControllerConfig, null, 'the leader runs none');
+});
+
+test('GIVEN takeOver WHEN a member is explained THEN both are said to be rendered by clusterset, and no config is printed', () => {
+  const m = minimalModel();
+  m.takeOver = { memberControllerConfig: true, serviceNamespaces: true };
+  const p = planOf(m);
+  const r = explain(p, { cluster: 'east' });
+  assert.is(r.clusters[0]!.memberControllerConfig?.renderedBy, 'clusterset');
+  assert.is(r.clusters[0]!.serviceNamespaces?.renderedBy, 'clusterset');
+  const text = formatReport(r, p, 'text');
+  assert.match(text, '  Namespaces shop: rendered by clusterset (takeOver.serviceNamespaces)\n');
+  assert.match(
+    text,
+    '  member controller config kube-system/antrea-mc-controller-config: rendered by clusterset (takeOver.memberControllerConfig)\n',
+  );
+  assert.not.match(text, 'MultiClusterConfig');
 });
 
 test('GIVEN the example WHEN explained THEN roles, imports and the policy order are as Antrea has them', () => {

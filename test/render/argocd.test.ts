@@ -27,7 +27,11 @@ type AppSpec = {
   project: string;
   source: { repoURL: string; targetRevision: string; path: string };
   destination: { server?: string; name?: string; namespace?: string };
-  syncPolicy: { automated: { prune: boolean; selfHeal: boolean }; syncOptions?: string[] };
+  syncPolicy: {
+    automated: { prune: boolean; selfHeal: boolean };
+    syncOptions?: string[];
+    retry?: { limit: number; backoff: { duration: string; factor: number; maxDuration: string } };
+  };
   ignoreDifferences?: {
     group?: string;
     kind: string;
@@ -85,6 +89,19 @@ test("GIVEN prune on WHEN rendered THEN every per-cluster Application, the leade
     );
   const root = only(folders(m).get('argocd') ?? [], 'Application');
   assert.is((root.metadata as { finalizers?: string[] }).finalizers, undefined);
+});
+
+test('GIVEN delivery WHEN rendered THEN every cluster Application retries a failed sync without end, backing off to every 3 minutes', () => {
+  // Argo CD never re-attempts a failed automated sync of the same commit without a retry policy: a
+  // ServiceExport whose Namespace the application team has not created yet would stay failed.
+  for (const o of apps(withDelivery(minimalModel()))) {
+    assert.equal(spec(o).syncPolicy.retry, {
+      limit: -1,
+      backoff: { duration: '5s', factor: 2, maxDuration: '3m' },
+    });
+  }
+  const root = only(folders(withDelivery(minimalModel())).get('argocd') ?? [], 'Application');
+  assert.is(spec(root).syncPolicy.retry, undefined, 'the root Application only holds Applications');
 });
 
 test('GIVEN the management cluster hub WHEN rendered THEN hub is in-cluster and the others by API server URL', () => {

@@ -1,11 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  MEMBER_CONFIG_KEY,
-  MEMBER_CONFIG_NAME,
-  memberConfig,
-  renderMemberConfig,
-} from '../../lib/render/member-config';
+import { MEMBER_CONFIG_KEY, MEMBER_CONFIG_NAME, memberConfig } from '../../lib/antrea-member-config';
+import { renderMemberConfig } from '../../lib/render/member-config';
+import { render } from '../../lib/render';
 import { validateObject } from '../../lib/validate';
 import { loadYaml } from '../../lib/yaml';
 import {
@@ -90,6 +87,35 @@ test('GIVEN a custom member namespace THEN the ConfigMap lives there', () => {
   const m = minimalModel();
   m.memberNamespace = 'mc-member';
   assert.is(configOf(m, 'east').cm.metadata.namespace, 'mc-member');
+});
+
+/** The member controller ConfigMaps in each bundle, as `render(plan)` builds them. */
+function configMapsIn(m: ModelDraft): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [id, objs] of render(planOf(m)))
+    out.set(
+      id,
+      objs.filter((o) => o.kind === 'ConfigMap' && o.metadata.name === MEMBER_CONFIG_NAME).map(() => id),
+    );
+  return out;
+}
+
+test("GIVEN no takeOver (the default) WHEN the bundles are rendered THEN no bundle holds Antrea's member controller ConfigMap: Antrea's install owns it", () => {
+  for (const takeOver of [undefined, {}, { memberControllerConfig: false, serviceNamespaces: true }]) {
+    const m = minimalModel();
+    if (takeOver) m.takeOver = takeOver;
+    assert.equal(
+      [...configMapsIn(m)].filter(([, cms]) => cms.length > 0),
+      [],
+      JSON.stringify(takeOver),
+    );
+  }
+});
+
+test('GIVEN takeOver.memberControllerConfig WHEN the bundles are rendered THEN every member bundle holds the ConfigMap, the leader none', () => {
+  const m = minimalModel();
+  m.takeOver = { memberControllerConfig: true };
+  assert.equal(Object.fromEntries(configMapsIn(m)), { hub: [], east: ['east'], west: ['west'] });
 });
 
 test.run();

@@ -51,8 +51,21 @@ test('THEN every annotation value is a string', () => {
   for (const v of Object.values(ns.metadata.annotations ?? {})) assert.type(v, 'string');
 });
 
-test('GIVEN a member bundle THEN it brings each exported Service namespace once, and the custom member namespace', () => {
+test('GIVEN a member bundle and no takeOver (the default) THEN it brings only its custom member namespace, not the Service namespaces', () => {
   const m = minimalModel();
+  m.memberNamespace = 'mc-member';
+  m.services = [service('shop', 'cart', ['east']), service('prod', 'api', ['west'])];
+  assert.equal(namespacesOf(m, 'east'), ['mc-member']);
+  assert.equal(namespacesOf(m, 'west'), ['mc-member']);
+  m.memberNamespace = undefined;
+  assert.equal(namespacesOf(m, 'east'), [], 'kube-system is never rendered');
+  m.takeOver = { serviceNamespaces: false, memberControllerConfig: true };
+  assert.equal(namespacesOf(m, 'east'), [], 'taking over the config takes over no Namespace');
+});
+
+test('GIVEN takeOver.serviceNamespaces THEN a member bundle brings each exported Service namespace once, and the custom member namespace', () => {
+  const m = minimalModel();
+  m.takeOver = { serviceNamespaces: true };
   m.memberNamespace = 'mc-member';
   m.services = [
     service('shop', 'cart', ['east']),
@@ -61,14 +74,31 @@ test('GIVEN a member bundle THEN it brings each exported Service namespace once,
   ];
   assert.equal(namespacesOf(m, 'east'), ['mc-member', 'prod', 'shop']);
   assert.equal(namespacesOf(m, 'hub'), ['antrea-multicluster']);
+  const east = only(render(planOf(m)).get('east') ?? [], 'Namespace', 'shop');
+  assert.is(east.metadata.annotations?.['argocd.argoproj.io/sync-options'], 'Prune=false,Delete=false');
+});
+
+test('GIVEN takeOver.serviceNamespaces and a dual-role leader THEN the leader namespace is rendered once, by the leader side', () => {
+  const m = dualRoleModel();
+  m.takeOver = { serviceNamespaces: true };
+  m.services = [service('antrea-multicluster', 'probe', ['hub']), service('shop', 'cart', ['east'])];
+  const hub = render(planOf(m)).get('hub') ?? [];
+  const names = hub.filter((o) => o.kind === 'Namespace').map((o) => o.metadata.name);
+  assert.equal(names.sort(), ['antrea-multicluster', 'shop']);
+  // The leader side's copy: prunable, not the never-pruned one of an application namespace.
+  assert.is(
+    only(hub, 'Namespace', 'antrea-multicluster').metadata.annotations?.['argocd.argoproj.io/sync-options'],
+    undefined,
+  );
 });
 
 test('pins the duplicate-Namespace crash: a Service in the custom member namespace must not render that Namespace twice', () => {
   const m = minimalModel();
+  m.takeOver = { serviceNamespaces: true };
   m.memberNamespace = 'mc-member';
   m.services = [service('mc-member', 'probe', ['east'])];
-  // lib/render/index.ts renderMember renders plan.memberNamespace, then every Service namespace, with
-  // no de-duplication: emit would refuse two Namespaces of one name (output-path-collision).
+  // lib/render/index.ts renderMember renders the member namespace, then every Service namespace: the
+  // member namespace must not be among the latter, or emit would refuse two Namespaces of one name.
   assert.equal(namespacesOf(m, 'east'), ['mc-member']);
 });
 
@@ -87,6 +117,7 @@ test('fails: a dual-role leader whose member namespace is the leader namespace i
 
 test('pins kube-system being rendered as a GitOps-owned Namespace when a Service is exported from kube-system', () => {
   const m = minimalModel();
+  m.takeOver = { serviceNamespaces: true };
   m.services = [service('kube-system', 'dns', ['east'])];
   // The member namespace kube-system is deliberately not rendered; a Service namespace of the same name should not be either.
   assert.not.ok(namespacesOf(m, 'east').includes('kube-system'));

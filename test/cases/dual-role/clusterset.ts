@@ -1,6 +1,7 @@
 /**
  * The leader is also a member: `hub` leads and joins, with `east` and `west`. Services are exported
  * from the leader too, and one lives in a namespace of its own. A baseline policy reaches all three.
+ * The one case that takes over Antrea's member controller ConfigMap and the Services' Namespaces.
  * Argo CD and Flux run in `hub` with their defaults (test/e2e/delivery.test.ts syncs this case).
  */
 import type { ClusterSetProps } from '../../../lib/model';
@@ -29,6 +30,9 @@ const model: ClusterSetProps = {
       ],
     },
   ],
+  // clusterset takes over what another owner usually holds: Antrea's member controller ConfigMap and
+  // the Namespaces of the exported Services (ops, shop) in every member.
+  takeOver: { memberControllerConfig: true, serviceNamespaces: true },
   // Argo CD and Flux with every default, in the dual-role leader.
   delivery: { repoURL: 'https://git.example.com/dual/gitops.git', managementCluster: 'hub' },
 };
