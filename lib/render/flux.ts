@@ -23,6 +23,16 @@
  * Tier and a policy in it in one Kustomization would fail on every retry. Split, the Tier is applied
  * and Ready at the same revision before the policy is tried. The two inventories never overlap, so
  * the two Kustomizations never fight over an object.
+ *
+ * Never Antrea's member controller Deployment: a member bundle holds a partial `Deployment
+ * <memberNamespace>/antrea-mc-controller` (member-restart.ts) that only Argo CD can apply.
+ * kustomize-controller normalizes every object through its typed Kubernetes type before its
+ * server-side dry run, so a Deployment of Pod template annotations alone reaches the API server
+ * with `selector: null` and `containers: null`, is refused, and the whole Kustomization fails with
+ * it (test/e2e/removal.test.ts shows it with Flux's own code). So the member's Kustomization deletes
+ * exactly that object with a patch (the Tiers' deletes every Deployment already): Flux never applies
+ * nor prunes it, and Antrea's member controller is restarted by hand after a Tiers change, a step
+ * the PR comment lists (diff/after-merge.ts).
  */
 import { GitRepository } from '../../generated/gitrepository';
 import {
@@ -30,7 +40,7 @@ import {
   KustomizationSpecDeletionPolicy,
   KustomizationSpecSourceRefKind,
 } from '../../generated/kustomization';
-import { deliveryObjectName, tiersDeliveryObjectName } from '../names';
+import { MEMBER_CONTROLLER_DEPLOYMENT, deliveryObjectName, tiersDeliveryObjectName } from '../names';
 import type { Plan, PlannedCluster, PlannedDelivery, PlannedFlux } from '../plan';
 import type { K8sObject } from './index';
 import { repoPath } from './argocd';
@@ -82,15 +92,42 @@ function groupVersion(apiVersion: string): { group: string; version: string } {
 const isTier = (o: K8sObject): boolean =>
   o.kind === 'Tier' && groupVersion(o.apiVersion).group === TIER_GROUP;
 
-/** A Kustomization patch that deletes every object of one kind from what the Kustomization applies. */
-function deleteKind(apiVersion: string, kind: string): { patch: string; target: Record<string, string> } {
+interface DeletePatch {
+  readonly patch: string;
+  readonly target: Record<string, string>;
+}
+
+/**
+ * A Kustomization patch that deletes from what the Kustomization applies every object of one kind,
+ * or, given a name (and namespace), that one object.
+ */
+function deletePatch(
+  apiVersion: string,
+  kind: string,
+  one?: { readonly name: string; readonly namespace?: string },
+): DeletePatch {
   const { group, version } = groupVersion(apiVersion);
+  const ns = one?.namespace !== undefined ? `\n  namespace: ${one.namespace}` : '';
   return {
-    patch: `$patch: delete\napiVersion: ${apiVersion}\nkind: ${kind}\nmetadata:\n  name: any\n`,
+    patch: `$patch: delete\napiVersion: ${apiVersion}\nkind: ${kind}\nmetadata:\n  name: ${one?.name ?? 'any'}${ns}\n`,
     // An empty group would select the kind in every group: the core group is named by version alone.
-    target: { ...(group ? { group } : {}), version, kind },
+    target: {
+      ...(group ? { group } : {}),
+      version,
+      kind,
+      ...(one
+        ? { name: one.name, ...(one.namespace !== undefined ? { namespace: one.namespace } : {}) }
+        : {}),
+    },
   };
 }
+
+/** The member's partial Deployment of Antrea's member controller, which Flux cannot apply (see the top). */
+const isMemberControllerRestart = (plan: Plan, o: K8sObject): boolean =>
+  o.kind === 'Deployment' &&
+  o.apiVersion === 'apps/v1' &&
+  o.metadata.name === MEMBER_CONTROLLER_DEPLOYMENT &&
+  o.metadata.namespace === plan.memberNamespace;
 
 /**
  * The Kustomizations that deliver `c`'s bundle: one, or, when the bundle has custom Tiers, the
@@ -131,15 +168,21 @@ export function renderClusterKustomization(
         ...common,
         patches: [...others.keys()]
           .sort()
-          .map((k) => deleteKind(others.get(k)!.apiVersion, others.get(k)!.kind)),
+          .map((k) => deletePatch(others.get(k)!.apiVersion, others.get(k)!.kind)),
       },
     });
   }
+  const patches = [
+    ...(tiers.length > 0 ? [deletePatch(tiers[0]!.apiVersion, 'Tier')] : []),
+    ...bundle
+      .filter((o) => isMemberControllerRestart(plan, o))
+      .map((o) => deletePatch(o.apiVersion, o.kind, o.metadata)),
+  ];
   put(scope, Kustomization, {
     metadata: meta(name, f.namespace),
     spec: {
       ...common,
-      ...(tiers.length > 0 ? { patches: [deleteKind(tiers[0]!.apiVersion, 'Tier')] } : {}),
+      ...(patches.length > 0 ? { patches } : {}),
       ...(dependsOn.length > 0 ? { dependsOn } : {}),
     },
   });

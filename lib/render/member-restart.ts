@@ -9,16 +9,20 @@
  * leader's Application against a member's: a day-2 change that adds a Tier and a baseline policy in
  * it can reach a member through the leader's import before the member's own Tier arrives. So each
  * member bundle carries a partial Deployment, `<member namespace>/antrea-mc-controller` (the name and
- * namespace of Antrea's member manifest, antrea-mc.md §e Member), holding only two Pod template
+ * namespace of Antrea's member manifest, antrea-mc.md §e Member), holding only Pod template
  * annotations: the SHA-256 of the member's Tiers and of its controller settings. A change to either
  * rolls out a new ReplicaSet, and the new controller re-reads every import, after the Tiers exist:
  *
  * - Argo CD: sync wave 1, after the Tiers (wave -1) and everything else (wave 0); applied
  *   server-side as a partial object (`ServerSideApply=true,Validate=false`, as Argo CD documents
  *   for patching a resource it does not fully manage), never pruned (`Prune=false`);
- * - Flux: applied server-side (as Flux always does); `kustomize.toolkit.fluxcd.io/prune: disabled`
- *   so that removing a member, or this object, never deletes Antrea's Deployment. (Flux also orders
- *   the leader's Kustomization after the members', see flux.ts.)
+ * - Flux: never applied. kustomize-controller normalizes every object through its typed Kubernetes
+ *   type before its dry run, and this one then has `selector: null` and `containers: null`, which
+ *   the API server refuses, failing the whole Kustomization (test/e2e/removal.test.ts). So the
+ *   member's Kustomization deletes it with a patch (flux.ts), and the PR comment lists the restart
+ *   for each member Flux delivers (diff/after-merge.ts). It still carries
+ *   `kustomize.toolkit.fluxcd.io/prune: disabled`, so that no Flux Kustomization that did apply it
+ *   could ever delete Antrea's Deployment.
  *
  * Server-side apply makes these annotations the only fields the delivery tool owns; every other
  * field stays with whoever installed Antrea.

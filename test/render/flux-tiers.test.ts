@@ -1,17 +1,18 @@
 /**
- * Flux delivers a bundle with custom Tiers as two Kustomizations over one path, split by patches:
- * proven with the kustomize that kubectl carries, building each Kustomization the way
+ * Flux delivers a bundle with custom Tiers as two Kustomizations over one path, split by patches,
+ * and never the member's partial Deployment of Antrea's member controller (which its apply
+ * refuses): proven with the kustomize that kubectl carries, building each Kustomization the way
  * kustomize-controller does (the bundle's kustomization.yaml plus the Kustomization's `patches`).
  */
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compile } from '../../lib/compile';
-import { dumpYaml, loadYaml } from '../../lib/yaml';
-import { minimalModel, policiesModel, type ModelDraft } from '../helpers/models';
+import { loadYaml } from '../../lib/yaml';
+import { fluxBuild } from '../helpers/flux-build';
+import { dualRoleModel, minimalModel, policiesModel, type ModelDraft } from '../helpers/models';
 
 interface Obj {
   apiVersion: string;
@@ -41,23 +42,23 @@ function fluxKustomization(dir: string, name: string): Obj | undefined {
 
 /** What kustomize-controller applies for `ks`: its path's kustomization plus its patches. */
 function build(dir: string, ks: Obj): Obj[] {
-  const spec = ks.spec as { path: string; patches?: unknown[] };
-  const wrap = fs.mkdtempSync(path.join(dir, 'wrap-'));
-  const target = path.relative(wrap, path.join(dir, spec.path.replace(/^\.\/(out\/)?/, '')));
-  fs.writeFileSync(
-    path.join(wrap, 'kustomization.yaml'),
-    dumpYaml({
-      apiVersion: 'kustomize.config.k8s.io/v1beta1',
-      kind: 'Kustomization',
-      resources: [target],
-      ...(spec.patches ? { patches: spec.patches } : {}),
-    }),
-  );
-  const out = execFileSync('kubectl', ['kustomize', wrap], { encoding: 'utf8' });
-  return out
-    .split(/^---$/m)
-    .map((d) => loadYaml(d) as Obj | null)
-    .filter((o): o is Obj => o !== null);
+  return fluxBuild(dir, ks.spec as { path: string; patches?: unknown[] });
+}
+
+/** The member's partial Deployment of Antrea's member controller (render/member-restart.ts). */
+const isRestart = (o: Obj, ns = 'kube-system'): boolean =>
+  o.apiVersion === 'apps/v1' &&
+  o.kind === 'Deployment' &&
+  o.metadata.name === 'antrea-mc-controller' &&
+  o.metadata.namespace === ns;
+
+/** Every Kustomization in flux/ that delivers `cluster`'s bundle. */
+function kustomizationsOf(dir: string, cluster: string): Obj[] {
+  return fs
+    .readdirSync(path.join(dir, 'flux'))
+    .filter((f) => f.startsWith('Kustomization.'))
+    .map((f) => loadYaml(fs.readFileSync(path.join(dir, 'flux', f), 'utf8')) as Obj)
+    .filter((k) => String((k.spec as { path: string }).path).endsWith(`/clusters/${cluster}`));
 }
 
 function bundle(dir: string, cluster: string): Obj[] {
@@ -88,13 +89,17 @@ test('GIVEN a member with custom Tiers WHEN its two Flux Kustomizations are buil
     tiers.map(key).sort(),
     'the Tiers Kustomization applies the Tiers only',
   );
+  assert.ok(
+    all.some((o) => isRestart(o)),
+    'the bundle holds the partial Deployment (for Argo CD)',
+  );
   assert.equal(
     second.map(key).sort(),
     all
-      .filter((o) => o.kind !== 'Tier')
+      .filter((o) => o.kind !== 'Tier' && !isRestart(o))
       .map(key)
       .sort(),
-    'the bundle Kustomization applies everything else',
+    'the bundle Kustomization applies everything else but the partial Deployment',
   );
   const deps = ((mainKs.spec as { dependsOn?: { name: string }[] }).dependsOn ?? []).map((d) => d.name);
   assert.equal(deps, ['test-set-hub', 'test-set-east.tiers']);
@@ -103,15 +108,64 @@ test('GIVEN a member with custom Tiers WHEN its two Flux Kustomizations are buil
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test('GIVEN members without custom Tiers WHEN rendered THEN each has one Kustomization, unpatched', () => {
+test('GIVEN members without custom Tiers WHEN rendered THEN each has one Kustomization, which applies the whole bundle but the partial Deployment', () => {
   const dir = synth(minimalModel());
   for (const id of ['east', 'west']) {
     assert.is(fluxKustomization(dir, `test-set-${id}.tiers`), undefined);
     const ks = fluxKustomization(dir, `test-set-${id}`)!;
-    assert.is((ks.spec as { patches?: unknown }).patches, undefined);
-    assert.equal(build(dir, ks).map(key).sort(), bundle(dir, id).map(key).sort());
+    assert.is((ks.spec as { patches?: unknown[] }).patches?.length, 1, 'one patch: the Deployment');
+    const all = bundle(dir, id);
+    assert.is(all.filter((o) => isRestart(o)).length, 1);
+    assert.equal(
+      build(dir, ks).map(key).sort(),
+      all
+        .filter((o) => !isRestart(o))
+        .map(key)
+        .sort(),
+    );
   }
   fs.rmSync(dir, { recursive: true, force: true });
+});
+
+test("GIVEN any member (with or without Tiers, the leader too, a custom member namespace) WHEN Flux's Kustomizations are built THEN none applies the partial Deployment, and the leader's reconciler Deployment is still applied", () => {
+  const models: [string, ModelDraft, string][] = [
+    ['policies', policiesModel(), 'kube-system'],
+    ['dual-role', dualRoleModel(), 'kube-system'],
+    ['custom namespace', { ...minimalModel(), memberNamespace: 'antrea-mc' }, 'antrea-mc'],
+  ];
+  for (const [what, m, ns] of models) {
+    const dir = synth(m);
+    for (const id of m.members) {
+      const all = bundle(dir, id);
+      assert.ok(
+        all.some((o) => isRestart(o, ns)),
+        `${what}: ${id}'s bundle holds the partial Deployment in ${ns}`,
+      );
+      const built = kustomizationsOf(dir, id).flatMap((ks) => build(dir, ks));
+      assert.equal(
+        built.filter((o) => o.kind === 'Deployment' && o.metadata.name === 'antrea-mc-controller'),
+        [],
+        `${what}: Flux applies no partial Deployment in ${id}`,
+      );
+      // Everything else is applied, exactly once.
+      assert.equal(
+        built.map(key).sort(),
+        all
+          .filter((o) => !isRestart(o, ns))
+          .map(key)
+          .sort(),
+        `${what}: ${id}`,
+      );
+    }
+    if (what === 'dual-role')
+      assert.ok(
+        kustomizationsOf(dir, 'hub')
+          .flatMap((ks) => build(dir, ks))
+          .some((o) => o.kind === 'Deployment' && o.metadata.name !== 'antrea-mc-controller'),
+        "the dual-role leader's reconciler Deployment is still applied",
+      );
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test.run();

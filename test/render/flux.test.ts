@@ -26,6 +26,7 @@ type KsSpec = {
   wait?: boolean;
   kubeConfig?: { secretRef: { name: string; key: string } };
   dependsOn?: { name: string }[];
+  patches?: { patch: string; target: Record<string, string> }[];
 };
 const ks = (objs: K8sObject[], name: string) => only(objs, 'Kustomization', name).spec as KsSpec;
 
@@ -111,6 +112,33 @@ test('GIVEN management cluster east and custom Secret names WHEN rendered THEN e
   assert.equal(ks(objs, 'test-set-west').kubeConfig, {
     secretRef: { name: 'west-kubeconfig', key: 'config' },
   });
+});
+
+test("GIVEN members WHEN rendered THEN each member's Kustomization deletes exactly the partial Deployment of Antrea's member controller, in the member namespace, and a leader that is no member has no patch", () => {
+  const m = withDelivery(minimalModel());
+  m.memberNamespace = 'antrea-mc';
+  const objs = flux(m);
+  for (const id of ['east', 'west'])
+    assert.equal(ks(objs, `test-set-${id}`).patches, [
+      {
+        patch:
+          '$patch: delete\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: antrea-mc-controller\n  namespace: antrea-mc\n',
+        target: {
+          group: 'apps',
+          version: 'v1',
+          kind: 'Deployment',
+          name: 'antrea-mc-controller',
+          namespace: 'antrea-mc',
+        },
+      },
+    ]);
+  assert.is(ks(objs, 'test-set-hub').patches, undefined);
+  // A dual-role leader is a member: its Kustomization has the patch, which spares its reconciler.
+  const dual = ks(flux(withDelivery(dualRoleModel())), 'test-set-hub').patches ?? [];
+  assert.equal(
+    dual.map((p) => p.target.name),
+    ['antrea-mc-controller'],
+  );
 });
 
 test('GIVEN a leader and members WHEN rendered THEN every member depends on the leader and the leader on nothing', () => {
