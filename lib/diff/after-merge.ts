@@ -9,7 +9,13 @@
 import { MEMBER_CONFIG_KEY, MEMBER_CONFIG_NAME } from '../antrea-member-config';
 import { MEMBER_CONTROLLER_DEPLOYMENT } from '../names';
 import { CASCADE_FINALIZER, IN_CLUSTER_SERVER } from '../render/argocd';
-import { ARGOCD_SYNC_OPTIONS, EXPECTED_MEMBER_CONFIG_ANNOTATION, FLUX_PRUNE } from '../render/member-restart';
+import {
+  ARGOCD_SYNC_OPTIONS,
+  EXPECTED_MEMBER_CONFIG_ANNOTATION,
+  FLUX_PRUNE,
+  MEMBER_CONFIG_CHECKSUM_ANNOTATION,
+  TIERS_CHECKSUM_ANNOTATION,
+} from '../render/member-restart';
 import { joinAnd, kindCounts } from './describe';
 import type { BundleDiff, DiffObject, ObjectChange, TreeDiff } from './tree';
 
@@ -191,6 +197,8 @@ export function afterMerge(
     readonly exporters: (service: string) => readonly string[];
     /** How the summary names a group of clusters (impact.ts `phrase`): bounded, "all 4 members". */
     readonly phrase?: (clusters: readonly string[]) => string;
+    /** Clusters a Flux Kustomization delivers after the change. */
+    readonly fluxDelivered?: ReadonlySet<string>;
   },
 ): AfterMerge {
   const steps: string[] = [];
@@ -227,6 +235,7 @@ export function afterMerge(
   for (const id of o.left) steps.push(...leaving(diff, id));
 
   steps.push(...memberConfigSteps(diff, o.left, o.phrase ?? joinAnd));
+  steps.push(...fluxRestartSteps(diff, o.fluxDelivered ?? new Set(), o.phrase ?? joinAnd));
 
   const argocd = diff.bundles.find((b) => b.type === 'delivery' && b.bundle === 'argocd');
   if (argocd?.objects.some((x) => x.kind === 'AppProject' && x.change !== 'removed')) {
@@ -323,4 +332,57 @@ function memberConfigSteps(
     );
   }
   return steps;
+}
+
+/**
+ * Why the partial Deployment of Antrea's member controller (render/member-restart.ts) rolls the
+ * controller: `['Tiers']`, `['settings']`, both, or `[]` for another Pod template change; undefined
+ * when its Pod template does not change (no restart).
+ */
+export function restartReasons(o: ObjectChange): string[] | undefined {
+  if (o.kind !== 'Deployment' || o.name !== MEMBER_CONTROLLER_DEPLOYMENT || o.change !== 'changed')
+    return undefined;
+  const template = 'spec.template.metadata.annotations';
+  const rolled = new Set(
+    o.fields.filter((f) => f.path.startsWith(template)).map((f) => f.path.slice(template.length)),
+  );
+  if (rolled.size === 0) return undefined;
+  return [
+    ...(rolled.has(`["${TIERS_CHECKSUM_ANNOTATION}"]`) ? ['Tiers'] : []),
+    ...(rolled.has(`["${MEMBER_CONFIG_CHECKSUM_ANNOTATION}"]`) ? ['settings'] : []),
+  ];
+}
+
+/**
+ * Flux never applies the partial Deployment that restarts Antrea's member controller (its apply
+ * refuses a partial Deployment; render/flux.ts patches it out), so where Flux delivers a member
+ * whose controller that object would roll (its Tiers changed, or its settings when clusterset
+ * renders them), the restart is a person's: once Flux has applied the member's Kustomizations, so
+ * that the new controller finds the Tiers and re-reads every import (antrea-mc.md §c.3). A joining
+ * member needs none: its ClusterSet arrives after its Tiers. Members grouped per namespace and
+ * reason.
+ */
+function fluxRestartSteps(
+  diff: TreeDiff,
+  flux: ReadonlySet<string>,
+  phrase: (clusters: readonly string[]) => string,
+): string[] {
+  const groups = new Map<string, { ns: string; why: string[]; ids: string[] }>();
+  for (const b of diff.bundles) {
+    if (b.type !== 'cluster' || b.cluster === undefined || !flux.has(b.cluster)) continue;
+    for (const x of b.objects) {
+      const why = restartReasons(x);
+      if (why === undefined) continue;
+      const ns = x.namespace ?? 'kube-system';
+      const key = `${ns}\u0000${why.join()}`;
+      const g = groups.get(key) ?? { ns, why, ids: [] };
+      g.ids.push(b.cluster);
+      groups.set(key, g);
+    }
+  }
+  return [...groups.values()].map((g) => {
+    const one = g.ids.length === 1;
+    const changed = g.why.length > 0 ? `${one ? 'its' : 'their'} ${g.why.join(' and ')} changed` : 'it rolls';
+    return `restart Antrea's member controller in ${phrase(g.ids)} where Flux delivers ${one ? 'it' : 'them'} (${changed}; Flux does not apply the restart object), once Flux has applied ${one ? 'its' : 'their'} Kustomizations: \`kubectl --context <${one ? g.ids[0]! : 'member'}> -n ${g.ns} rollout restart deployment ${MEMBER_CONTROLLER_DEPLOYMENT}\``;
+  });
 }

@@ -11,17 +11,12 @@
  * imports; members hold their ClusterSet, controller settings, identity, ServiceExports, Tiers and
  * stretched policies.
  */
-import { type AfterMerge, afterMerge } from './after-merge';
+import { type AfterMerge, afterMerge, restartReasons } from './after-merge';
 import * as yaml from 'js-yaml';
 import { cmp } from '../diagnostics';
 import { CLUSTER_ID_ANNOTATION, MEMBER_CONTROLLER_DEPLOYMENT, memberIdentityName } from '../names';
 import { MEMBER_CONFIG_NAME } from '../antrea-member-config';
-import {
-  ARGOCD_SYNC_OPTIONS,
-  EXPECTED_MEMBER_CONFIG_ANNOTATION,
-  MEMBER_CONFIG_CHECKSUM_ANNOTATION,
-  TIERS_CHECKSUM_ANNOTATION,
-} from '../render/member-restart';
+import { ARGOCD_SYNC_OPTIONS, EXPECTED_MEMBER_CONFIG_ANNOTATION } from '../render/member-restart';
 import { CONFIG_CHECKSUM_ANNOTATION, RECONCILER_CONFIG_NAME, RECONCILER_NAME } from '../render/reconciler';
 import {
   countKinds,
@@ -138,6 +133,15 @@ function addExport(facts: Facts, service: string, cluster: string): void {
  * ClusterSet or a ServiceExport are parsed (a substring test finds them; emitted YAML puts `kind`
  * on the second line), so this stays cheap on thousands of files.
  */
+/** The YAML documents of a file; none when it does not parse. */
+function documents(content: string): unknown[] {
+  try {
+    return yaml.loadAll(content);
+  } catch {
+    return [];
+  }
+}
+
 function factsOf(files: ReadonlyMap<string, string>): Facts {
   const facts: Facts = { members: new Set(), exports: new Map(), networks: new Map() };
   for (const [file, content] of files) {
@@ -154,13 +158,7 @@ function factsOf(files: ReadonlyMap<string, string>): Facts {
       addExport(facts, `${fast[2]}/${fast[1]}`, cluster);
       continue;
     }
-    let docs: unknown[];
-    try {
-      docs = yaml.loadAll(content);
-    } catch {
-      continue;
-    }
-    for (const d of docs) {
+    for (const d of documents(content)) {
       if (!isObj(d) || !isObj(d.metadata)) continue;
       if (d.kind === 'ClusterSet' && isObj(d.spec)) {
         for (const l of list(d.spec.leaders)) {
@@ -176,6 +174,30 @@ function factsOf(files: ReadonlyMap<string, string>): Facts {
     }
   }
   return facts;
+}
+
+/**
+ * The clusters each delivery tool delivers in `files`: Argo CD Applications and Flux Kustomizations
+ * (in a delivery folder) whose source path is `<path>/clusters/<id>`.
+ */
+function deliveredBy(files: ReadonlyMap<string, string>): { argocd: Set<string>; flux: Set<string> } {
+  const out = { argocd: new Set<string>(), flux: new Set<string>() };
+  for (const [file, content] of files) {
+    if (bundleOf(file).type !== 'delivery') continue;
+    if (!content.includes('kind: Application\n') && !content.includes('kind: Kustomization\n')) continue;
+    for (const d of documents(content)) {
+      if (!isObj(d) || typeof d.apiVersion !== 'string' || !isObj(d.spec)) continue;
+      const tool = d.apiVersion.startsWith('argoproj.io/')
+        ? out.argocd
+        : d.apiVersion.startsWith('kustomize.toolkit.fluxcd.io/')
+          ? out.flux
+          : undefined;
+      const source = isObj(d.spec.source) ? d.spec.source.path : d.spec.path;
+      const id = typeof source === 'string' ? /(?:^|\/)clusters\/([^/]+)\/?$/.exec(source)?.[1] : undefined;
+      if (tool && id !== undefined) tool.add(id);
+    }
+  }
+  return out;
 }
 
 const sorted = (xs: Iterable<string>): string[] => [...xs].sort(cmp);
@@ -286,6 +308,7 @@ export function impact(
 ): Impact {
   const fb = factsOf(before);
   const fa = factsOf(after);
+  const delivery = deliveredBy(after);
   const leader = fa.leader ?? fb.leader;
   const membersBefore = sorted(fb.members);
   const membersAfter = sorted(fa.members);
@@ -635,21 +658,21 @@ export function impact(
    * (`takeOver.memberControllerConfig` off) are read like the ConfigMap's.
    */
   function describeMemberRestart(o: ObjectChange, cluster: string): void {
-    const template = 'spec.template.metadata.annotations';
     const expected = `metadata.annotations["${EXPECTED_MEMBER_CONFIG_ANNOTATION}"]`;
-    const rolled = new Set(
-      o.fields.filter((f) => f.path.startsWith(template)).map((f) => f.path.slice(template.length)),
-    );
-    const why = [
-      ...(rolled.has(`["${TIERS_CHECKSUM_ANNOTATION}"]`) ? ['Tiers'] : []),
-      ...(rolled.has(`["${MEMBER_CONFIG_CHECKSUM_ANNOTATION}"]`) ? ['settings'] : []),
-    ];
-    if (rolled.size > 0)
+    const why = restartReasons(o);
+    if (why !== undefined) {
+      const because = why.length > 0 ? ` (its ${why.join(' and ')} changed)` : '';
+      // Flux never applies the restart object (render/flux.ts): a person restarts it (After merge).
       acc.add(
         'member-config',
-        `Antrea's member controller restarts in {clusters}${why.length > 0 ? ` (its ${why.join(' and ')} changed)` : ''}`,
+        !delivery.flux.has(cluster)
+          ? `Antrea's member controller restarts in {clusters}${because}`
+          : delivery.argocd.has(cluster)
+            ? `Antrea's member controller restarts in {clusters}${because} under Argo CD; under Flux, by hand (see After merge)`
+            : `Antrea's member controller in {clusters} needs a restart by hand${because}: Flux does not apply the restart object (see After merge)`,
         [cluster],
       );
+    }
     const settings = o.fields.filter((f) => f.path.startsWith(`${expected}.`));
     if (settings.length > 0)
       acc.add(
@@ -687,6 +710,7 @@ export function impact(
       left,
       exporters: (service) => sorted(fa.exports.get(service) ?? []),
       phrase: (ids) => phrase(new Set(ids), memberSets),
+      fluxDelivered: delivery.flux,
     }),
     networks: Object.fromEntries(
       sorted(new Set([...fb.networks.keys(), ...fa.networks.keys()])).map((c) => [

@@ -87,6 +87,17 @@ export const EDITS: readonly Edit[] = [
     },
     touched: ['east', 'west'],
   },
+  {
+    // Day 2: a new Tier and a baseline policy in it; Argo CD restarts each member's controller by
+    // itself, under Flux a person does (After merge).
+    name: 'new-tier-delivered',
+    delivered: true,
+    edit: (m) => {
+      m.tiers!.push({ name: 'mc-day2', priority: 150 });
+      m.baselinePolicies!.push({ ...m.baselinePolicies![0]!, name: 'day2-guard', tier: 'mc-day2' });
+    },
+    touched: ['east', 'hub', 'west'],
+  },
 ];
 
 /** The base model and the edited one, both fresh. */

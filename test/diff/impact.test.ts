@@ -376,4 +376,89 @@ test("GIVEN takeOver.memberControllerConfig turned on WHEN diffed THEN Antrea's 
   );
 });
 
+type Tools = Pick<NonNullable<ModelDraft['delivery']>, 'argocd' | 'flux'>;
+
+/** `m` delivered from `hub` by the tools `tools` says (both are rendered unless one is disabled). */
+function delivered(m: ModelDraft, tools?: Tools): ModelDraft {
+  if (tools)
+    m.delivery = { repoURL: 'https://git.example.com/gitops.git', managementCluster: 'hub', ...tools };
+  return m;
+}
+
+/**
+ * A day-2 change of the policies model: a new Tier and a baseline policy in it, so every member's
+ * Tiers change; delivered as `delivery` says (both tools are rendered unless one is disabled).
+ */
+function newTier(delivery?: Tools) {
+  const a = delivered(policiesModel(), delivery);
+  const b = structuredClone(a);
+  b.tiers!.push({ name: 'mc-day2', priority: 150 });
+  b.baselinePolicies!.push({ ...b.baselinePolicies![0]!, name: 'day2-guard', tier: 'mc-day2' });
+  return impact(files(a), files(b));
+}
+
+const restarts = (i: ReturnType<typeof impact>): string[] =>
+  i.items.filter((x) => x.category === 'member-config').map((x) => x.text);
+
+test('GIVEN Flux alone delivers the members WHEN their Tiers change THEN the summary says the controller needs a restart by hand, and the after-merge block gives the command for each member', () => {
+  const i = newTier({ argocd: { enabled: false }, flux: {} });
+  assert.equal(restarts(i), [
+    "Antrea's member controller in both members needs a restart by hand (its Tiers changed): Flux does not apply the restart object (see After merge)",
+  ]);
+  assert.equal(i.afterMerge.steps, [
+    "restart Antrea's member controller in both members where Flux delivers them (their Tiers changed; Flux does not apply the restart object), once Flux has applied their Kustomizations: `kubectl --context <member> -n kube-system rollout restart deployment antrea-mc-controller`",
+  ]);
+});
+
+test('GIVEN Argo CD alone delivers the members WHEN their Tiers change THEN the controller restarts by itself and nothing is left to do by hand', () => {
+  const i = newTier({ argocd: {}, flux: { enabled: false } });
+  assert.equal(restarts(i), ["Antrea's member controller restarts in both members (its Tiers changed)"]);
+  assert.equal(i.afterMerge.steps, []);
+  // No delivery in the model: the bundles are applied as Argo CD does (the e2e tests), so the same.
+  assert.equal(restarts(newTier()), restarts(i));
+  assert.equal(newTier().afterMerge.steps, []);
+});
+
+test("GIVEN both tools rendered WHEN one member's Tiers change THEN the summary says which tool restarts it, and the after-merge step names that member and its context", () => {
+  const a = delivered(policiesModel(), { argocd: {}, flux: {} });
+  const b = structuredClone(a);
+  // The stretched policy's Tier only reaches east.
+  b.tiers = b.tiers!.map((t) => (t.name === 'mc-stretched' ? { ...t, priority: 99 } : t));
+  const i = impact(files(a), files(b));
+  assert.ok(
+    restarts(i).includes(
+      "Antrea's member controller restarts in east (its Tiers changed) under Argo CD; under Flux, by hand (see After merge)",
+    ),
+    restarts(i).join('\n'),
+  );
+  assert.ok(
+    i.afterMerge.steps.includes(
+      "restart Antrea's member controller in east where Flux delivers it (its Tiers changed; Flux does not apply the restart object), once Flux has applied its Kustomizations: `kubectl --context <east> -n kube-system rollout restart deployment antrea-mc-controller`",
+    ),
+    i.afterMerge.steps.join('\n'),
+  );
+});
+
+test('GIVEN Flux delivers WHEN a member joins THEN no restart is a step: its ClusterSet comes after its Tiers', () => {
+  const a = delivered(policiesModel(), { argocd: { enabled: false }, flux: {} });
+  const b = structuredClone(a);
+  b.clusters.push(cluster('north', 3));
+  b.members.push('north');
+  const steps = impact(files(a), files(b)).afterMerge.steps;
+  assert.not.ok(
+    steps.some((l) => l.startsWith("restart Antrea's member controller")),
+    steps.join('\n'),
+  );
+});
+
+test('GIVEN Flux delivers and takeOver.memberControllerConfig WHEN a setting changes THEN the restart is a step, for its settings', () => {
+  const a = delivered(policiesModel(), { argocd: { enabled: false }, flux: {} });
+  a.takeOver = { memberControllerConfig: true };
+  const b = structuredClone(a);
+  b.clusters = b.clusters.map((c) => (c.id === 'west' ? { ...c, enableStretchedNetworkPolicy: true } : c));
+  assert.equal(impact(files(a), files(b)).afterMerge.steps, [
+    "restart Antrea's member controller in west where Flux delivers it (its settings changed; Flux does not apply the restart object), once Flux has applied its Kustomizations: `kubectl --context <west> -n kube-system rollout restart deployment antrea-mc-controller`",
+  ]);
+});
+
 test.run();
