@@ -9,8 +9,11 @@
 // What this test proves is the part the delivery controls: the member's sync applies the new Tier,
 // then (wave 1) the partial Deployment, and kube-controller-manager rolls Antrea's member controller
 // Deployment out to a new ReplicaSet created after the Tier exists, while every field Antrea's install
-// set stays as it was and a second sync changes nothing. Flux applies the same member bundle, restart
-// object included; its Kustomizations, stored by a real API server, order the leader first.
+// set stays as it was and a second sync changes nothing. Flux applies the same member bundle but the
+// restart object, which its apply refuses (test/e2e/removal.test.ts) and the member's Kustomization
+// deletes with a patch: under Flux a person restarts the controller once the Tiers are applied, a
+// step the PR comment lists. Its Kustomizations, stored by a real API server, order the leader
+// first and carry that patch.
 
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -243,8 +246,8 @@ day2(
 
       // Flux: the rendered day-2 Kustomizations, stored by a real API server (the hub as the
       // management cluster). Every member's depends on the leader's, so Flux always applies the
-      // leader first: the order played above, and the member's Kustomization applies the same
-      // bundle, restart object included.
+      // leader first: the order played above; the member's Kustomization applies the same bundle
+      // but the restart object, which its patch deletes (a person restarts the controller).
       for (const file of [
         'source.toolkit.fluxcd.io_gitrepositories.yaml',
         'kustomize.toolkit.fluxcd.io_kustomizations.yaml',
@@ -258,12 +261,19 @@ day2(
       const flux = await applyBundle(hub, path.join(after, 'flux'), { fieldManager: 'flux-bootstrap' });
       assert.equal(flux.rejected, []);
       const stored = new Map<string, string[]>();
+      const patched = new Map<string, string[]>();
       for (const b of loadBundle(path.join(after, 'flux')).filter((x) => x.obj.kind === 'Kustomization')) {
-        const s = await readBack(hub, b.obj);
-        const deps = ((s?.spec as { dependsOn?: { name: string }[] } | undefined)?.dependsOn ?? []).map(
-          (d) => d.name,
+        const s = (await readBack(hub, b.obj))?.spec as
+          | { dependsOn?: { name: string }[]; patches?: { target?: { kind?: string; name?: string } }[] }
+          | undefined;
+        stored.set(
+          b.obj.metadata.name ?? '',
+          (s?.dependsOn ?? []).map((d) => d.name),
         );
-        stored.set(b.obj.metadata.name ?? '', deps);
+        patched.set(
+          b.obj.metadata.name ?? '',
+          (s?.patches ?? []).map((p) => `${p.target?.kind ?? ''}/${p.target?.name ?? '*'}`),
+        );
       }
       const ks = (id: string) => `${plan.clusterSetId}-${id}`;
       assert.equal(stored.get(ks('hub')), [], 'the leader waits for nothing');
@@ -274,6 +284,11 @@ day2(
           stored.get(ks(m.id)),
           [ks('hub'), `${ks(m.id)}.tiers`],
           `${m.id} waits for the leader and its Tiers`,
+        );
+        assert.equal(
+          patched.get(ks(m.id)),
+          ['Tier/*', 'Deployment/antrea-mc-controller'],
+          `${m.id}'s Kustomization applies neither the Tiers nor the restart object`,
         );
       }
     } finally {

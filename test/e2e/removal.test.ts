@@ -9,14 +9,15 @@
 // bundle:
 // - Flux: with Flux's own code, github.com/fluxcd/pkg/ssa (test/flux-gc, built from the Go module
 //   proxy): each Kustomization that delivers east (`<set>-east.tiers` and `<set>-east`, as
-//   rendered, their delete patches honoured) is applied with ResourceManager.ApplyAllStaged and the
-//   apply options kustomize-controller sets, and then garbage-collected as kustomize-controller's
-//   finalizer does when a Kustomization with prune on is deleted (ResourceManager.DeleteAll,
-//   background propagation, owner labels, `kustomize.toolkit.fluxcd.io/prune: disabled` excluded).
-//   What decides that the finalizer collects at all (prune on, the default deletionPolicy) is read
-//   from the rendered Kustomizations. The member's partial Deployment is left out: Flux's apply
-//   refuses it (asserted by its own test below), so under Flux it is never in an inventory and
-//   Antrea's Deployment stays as Antrea installed it.
+//   rendered) is built as kustomize-controller builds it (kustomize, its path and its patches:
+//   test/helpers/flux-build.ts), applied with ResourceManager.ApplyAllStaged and the apply options
+//   kustomize-controller sets, and then garbage-collected as kustomize-controller's finalizer does
+//   when a Kustomization with prune on is deleted (ResourceManager.DeleteAll, background
+//   propagation, owner labels, `kustomize.toolkit.fluxcd.io/prune: disabled` excluded). What
+//   decides that the finalizer collects at all (prune on, the default deletionPolicy) is read from
+//   the rendered Kustomizations. The member's partial Deployment, which Flux's apply refuses (shown
+//   below), is deleted by the Kustomization's own patch: Flux applies the rest of the bundle, never
+//   touches Antrea's Deployment, and so never has it in an inventory.
 // - Argo CD: applied as Argo CD syncs with ServerSideApply=true (test/kube/apply.ts), each object
 //   annotated with the tracking id Argo CD 3 writes; then the rendered Application's finalizer
 //   decides the cascade, which test/e2e/argocd-cascade.ts performs. That file is our reading of
@@ -34,13 +35,14 @@ import { compile } from '../../lib/compile';
 import type { ClusterSetProps } from '../../lib/model';
 import { MEMBER_CONTROLLER_DEPLOYMENT } from '../../lib/names';
 import { dumpYaml, loadYaml } from '../../lib/yaml';
+import { fluxBuild } from '../helpers/flux-build';
 import { policiesModel } from '../helpers/models';
 import type { BundleObject, KubeObject } from '../kube/apply';
 import { applyBundle, loadBundle, readBack } from '../kube/apply';
 import type { Cluster } from '../kube/cluster';
 import { startClusters, stopAll } from '../kube/cluster';
 import { eventually } from '../kube/wait';
-import { installAntreaMember } from './antrea-member';
+import { ANTREA_INSTALL_MANAGER, installAntreaMember } from './antrea-member';
 import { TRACKING_ID, cascadeDelete, managedLiveObjects, trackingId } from './argocd-cascade';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -72,7 +74,7 @@ interface KustomizationSpec {
   deletionPolicy?: string;
   suspend?: boolean;
   dependsOn?: { name: string }[];
-  patches?: { patch: string; target: { group?: string; version?: string; kind?: string } }[];
+  patches?: unknown[];
 }
 
 /** out/ of the model, in a temporary directory, with east's Application and Kustomizations. */
@@ -101,20 +103,6 @@ function synth(): Rendered {
       (a, b) => (a.spec.dependsOn ?? []).length - (b.spec.dependsOn ?? []).length,
     ),
   };
-}
-
-const groupOf = (apiVersion: string): string => (apiVersion.includes('/') ? apiVersion.split('/')[0]! : '');
-const versionOf = (apiVersion: string): string => apiVersion.split('/').pop()!;
-
-/** Whether a `$patch: delete` patch of the Kustomization removes `o` from what it applies. */
-function deletedByPatch(k: KustomizationSpec, o: KubeObject): boolean {
-  return (k.patches ?? []).some(
-    (p) =>
-      /\$patch: delete/.test(p.patch) &&
-      (p.target.group === undefined || p.target.group === groupOf(o.apiVersion)) &&
-      (p.target.version === undefined || p.target.version === versionOf(o.apiVersion)) &&
-      (p.target.kind === undefined || p.target.kind === o.kind),
-  );
 }
 
 /** `<Kind> <namespace>/<name>` (cluster-scoped: `<Kind> <name>`). */
@@ -201,14 +189,12 @@ function runFluxGc(args: string[]): string {
 const isPartialDeployment = (o: KubeObject): boolean =>
   o.kind === 'Deployment' && o.metadata.name === MEMBER_CONTROLLER_DEPLOYMENT;
 
-it("GIVEN Flux's apply THEN it refuses the member's partial Deployment: Flux cannot deliver the restart object", async () => {
+it("GIVEN the partial Deployment alone (no patch, as a Kustomization of one's own over the member's path would apply it) WHEN Flux's apply meets it THEN it is refused: why our Kustomizations delete it", async () => {
   // kustomize-controller normalizes every object through its typed Kubernetes API type before the
-  // server-side apply (ssa/normalize, as its apply() does): a Deployment that sets only two Pod
+  // server-side apply (ssa/normalize, as its apply() does): a Deployment that sets only Pod
   // template annotations leaves the round trip with `selector: null` and `containers: null`, which
-  // the API server refuses even as a dry run. So under Flux a member Kustomization that holds the
-  // partial Deployment fails as a whole (its other objects are dry-run with it and never applied);
-  // the removal below is therefore proven on the member's other objects, and Antrea's Deployment,
-  // which Flux never applied, stays as Antrea installed it.
+  // the API server refuses even as a dry run, failing the whole Kustomization with it. Should
+  // Flux stop doing so, this fails, and the patch (render/flux.ts) could go.
   const cluster = clusters.get('rm-flux')!;
   await installAntreaMember(cluster, compile(model()).plan!, MEMBER);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterset-removal-flux-'));
@@ -233,14 +219,17 @@ it("GIVEN Flux's apply THEN it refuses the member's partial Deployment: Flux can
   assert.match(error, /spec\.selector: Required value/);
 });
 
-it("GIVEN Flux (Flux's own apply and garbage collection) WHEN east's Kustomizations are deleted THEN all but CRDs and Antrea's Deployment is gone", async () => {
+const inventories: { name: string; namespace: string; file: string }[] = [];
+
+it("GIVEN east's Kustomizations as rendered WHEN Flux builds them (kustomize, their patches) and applies them with its own code THEN the whole member bundle is applied but the partial Deployment, and Antrea's Deployment is left to Antrea", async () => {
   const cluster = clusters.get('rm-flux')!;
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterset-removal-flux-'));
-  const inventories: { name: string; namespace: string; file: string }[] = [];
+  const built: string[] = [];
   for (const k of rendered.kustomizations) {
-    const mine = bundle.filter((b) => !deletedByPatch(k.spec, b.obj) && !isPartialDeployment(b.obj));
+    const mine = fluxBuild(rendered.dir, k.spec);
+    built.push(...mine.map(key));
     const manifest = path.join(work, `${k.metadata.name}.yaml`);
-    fs.writeFileSync(manifest, mine.map((b) => dumpYaml(b.obj)).join('---\n'));
+    fs.writeFileSync(manifest, mine.map((o) => dumpYaml(o)).join('---\n'));
     const inventory = path.join(work, `${k.metadata.name}.inventory.json`);
     const who = [
       '-kubeconfig',
@@ -250,11 +239,34 @@ it("GIVEN Flux (Flux's own apply and garbage collection) WHEN east's Kustomizati
       '-namespace',
       k.metadata.namespace!,
     ];
+    // Throws, with Flux's error on stderr, if anything is refused.
     runFluxGc(['apply', ...who, '-inventory', inventory, manifest]);
     inventories.push({ name: k.metadata.name!, namespace: k.metadata.namespace!, file: inventory });
   }
+  assert.equal(
+    built.sort(),
+    bundle
+      .filter((b) => !isPartialDeployment(b.obj))
+      .map((b) => key(b.obj))
+      .sort(),
+    'Flux applies every object of the bundle once, but the partial Deployment',
+  );
+  const inventoried = inventories.flatMap(
+    (i) => JSON.parse(fs.readFileSync(i.file, 'utf8')) as { kind: string; name: string }[],
+  );
+  assert.is(inventoried.length, built.length, 'every built object is in an inventory');
+  assert.not.ok(inventoried.some((e) => e.kind === 'Deployment'));
   assert.equal(await present(cluster, bundle), bundle.map((b) => key(b.obj)).sort(), 'every object is there');
+  const d = await readBack(cluster, bundle.find((b) => isPartialDeployment(b.obj))!.obj);
+  const managers = ((d?.metadata.managedFields ?? []) as { manager: string }[]).map((m) => m.manager);
+  assert.ok(managers.includes(ANTREA_INSTALL_MANAGER), managers.join());
+  assert.not.ok(managers.includes('kustomize-controller'), 'Flux owns no field of it');
+  assert.is(d?.metadata.generation, 1, 'its spec is as Antrea installed it: nothing rolled');
+});
 
+it("GIVEN Flux (Flux's own garbage collection) WHEN east's Kustomizations are deleted THEN all but CRDs and Antrea's Deployment is gone", async () => {
+  const cluster = clusters.get('rm-flux')!;
+  assert.is(inventories.length, rendered.kustomizations.length, 'applied above');
   const changes: Change[] = [];
   for (const inv of inventories) {
     const who = ['-kubeconfig', cluster.kubeconfigPath, '-name', inv.name, '-namespace', inv.namespace];
