@@ -8,8 +8,9 @@
  * and the object details in `<details>` blocks. A comment holds at most 65,536 characters: the
  * details are cut to fit (and the cut is said), never the summary above them.
  */
-import type { GraphCluster, GraphEdge } from '../explain/mermaid';
+import type { GraphCluster } from '../explain/mermaid';
 import { renderExportGraph } from '../explain/mermaid';
+import { buildFlows, countFlows, type FlowCount, type FlowSelection } from './flows';
 import type { Impact, ImpactCategory, ImpactItem } from './impact';
 import { IMPACT_CATEGORIES } from './impact';
 import type { BundleDiff, FieldChange, FileChange, ObjectChange, TreeDiff } from './tree';
@@ -31,9 +32,9 @@ const MAX_FIELDS = 20;
 /** Summary lines shown per category before "and N more" (keeps a fleet-wide change readable). */
 const MAX_ITEMS_PER_CATEGORY = 12;
 /** Edges (exporter → importer pairs) drawn in the Mermaid picture; GitHub refuses more than 500. */
-const MAX_GRAPH_EDGES = 120;
+export const MAX_GRAPH_EDGES = 120;
 /** Characters of Service names in the picture's edge labels, so the picture stays a small part of a comment. */
-const MAX_GRAPH_LABEL_CHARS = 8_000;
+export const MAX_GRAPH_LABEL_CHARS = 8_000;
 
 /** The diff found nothing to report. */
 export function isEmpty(diff: TreeDiff): boolean {
@@ -242,48 +243,48 @@ function code(s: string): string {
   return `\`${t}\``;
 }
 
+/** `16,000,000`. */
+function thousands(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+$)/g, ',');
+}
+
+/** Work done drawing the picture, for tests that bound it. */
+export interface PictureWork {
+  /** Flows (exporter, importer, Service) built as objects. */
+  flowsBuilt: number;
+}
+
 /**
  * Who exports what to whom, before and after: one edge per exporter and importer (every member
  * imports every exported Service), labelled with the Services; new flows thick, dropped ones dotted.
  * Drawn by the same renderer as `clusterset explain` (lib/explain/mermaid.ts), from the objects of
  * both sides rather than a plan. When the whole picture would be too big for a comment, only the
- * flows that change are drawn, and when even those are too many, none: the summary says it in words.
+ * flows that change are drawn, and when even those are too many, none: a line says how many there
+ * are. Flows are counted before any is built (flows.ts), so a fleet of tens of millions of flows
+ * costs no more than its exports.
  */
-export function mermaid(impact: Impact): string {
-  const before = new Set(impact.membersBefore);
-  const after = new Set(impact.membersAfter);
-  const importers = [...new Set([...before, ...after])].sort();
-  const edges: GraphEdge[] = [];
-  for (const s of impact.exports)
-    for (const e of s.exporters)
-      for (const m of importers) {
-        if (m === e.cluster) continue;
-        const was = e.change !== 'added' && before.has(m);
-        const is = e.change !== 'removed' && after.has(m);
-        if (!was && !is) continue;
-        edges.push({
-          exporter: e.cluster,
-          importer: m,
-          service: s.service,
-          ...(was && is ? {} : { change: is ? ('added' as const) : ('removed' as const) }),
-        });
-      }
-  const groups = (es: readonly GraphEdge[]): number =>
-    new Set(es.map((e) => `${e.exporter}\n${e.importer}\n${e.change ?? ''}`)).size;
-  // Edge labels list every Service along the edge: bound both the edges and the label text.
-  const tooBig = (es: readonly GraphEdge[]): boolean =>
-    groups(es) > MAX_GRAPH_EDGES || es.reduce((n, e) => n + e.service.length + 4, 0) > MAX_GRAPH_LABEL_CHARS;
-  let drawn: readonly GraphEdge[] = edges;
+export function mermaid(impact: Impact, work?: PictureWork): string {
+  const fits = (c: FlowCount): boolean =>
+    c.arrows <= MAX_GRAPH_EDGES && c.labelChars <= MAX_GRAPH_LABEL_CHARS;
+  const all = countFlows(impact, 'all');
+  let selection: FlowSelection = 'all';
   let note = '';
-  if (tooBig(edges)) {
-    drawn = edges.filter((e) => e.change !== undefined);
-    note = 'Only the flows that change are drawn; the whole ClusterSet is too big for one picture.';
-    if (tooBig(drawn))
-      return `_${groups(drawn)} flows between clusters change: too many to draw; the summary above lists them._`;
-    if (drawn.length === 0)
-      return '_No flow between clusters changes; the ClusterSet is too big to draw whole._';
+  if (!fits(all)) {
+    const changed = countFlows(impact, 'changed');
+    const flows = (c: FlowCount): string =>
+      `${thousands(c.flows)} flows (a Service from one member to another) on ${thousands(c.arrows)} arrows`;
+    if (changed.flows === 0)
+      return `_Picture left out: the ClusterSet has ${flows(all)}, too many to draw, and none of them changes._`;
+    if (!fits(changed))
+      return `_Picture left out: ${flows(changed)} change, too many to draw (the ClusterSet has ${thousands(all.flows)} flows in all); the summary above lists the changes._`;
+    selection = 'changed';
+    note = `Only the ${thousands(changed.flows)} flows that change are drawn: the ClusterSet has ${flows(all)}, too many for one picture.`;
   }
+  const drawn = buildFlows(impact, selection, () => {
+    if (work) work.flowsBuilt++;
+  });
   if (drawn.length === 0) return '_No Service flows between two different members._';
+  const after = new Set(impact.membersAfter);
   const ids = new Set(drawn.flatMap((e) => [e.exporter, e.importer]));
   const clusters: GraphCluster[] = [...ids].sort().map((id) => ({
     id,
@@ -386,7 +387,7 @@ export function formatMarkdown(
           ]
         : []),
     ];
-    const note = `_Details cut to stay under GitHub's ${String(GITHUB_COMMENT_LIMIT).replace(/\B(?=(\d{3})+$)/g, ',')}-character comment limit: ${md(what.join(' and '))} not shown. Run \`clusterset diff\` for everything._\n`;
+    const note = `_Details cut to stay under GitHub's ${thousands(GITHUB_COMMENT_LIMIT)}-character comment limit: ${md(what.join(' and '))} not shown. Run \`clusterset diff\` for everything._\n`;
     text += note.length <= limit - text.length ? note : '';
   }
   return text;

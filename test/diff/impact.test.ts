@@ -158,8 +158,14 @@ test('GIVEN a fleet-wide change WHEN rendered as markdown THEN it stays under th
   assert.ok(all.length <= GITHUB_COMMENT_LIMIT, `${all.length} characters`);
   assert.match(all, /^### clusterset diff: 30 of 30 clusters touched/);
   assert.match(all, /Details cut .*\d+ bundles \(/);
-  assert.match(all, /_812 flows between clusters change: too many to draw; the summary above lists them\._/);
-  assert.match(md, /_No flow between clusters changes; the ClusterSet is too big to draw whole\._/);
+  assert.match(
+    all,
+    /_Picture left out: 39,200 flows \(a Service from one member to another\) on 812 arrows change, too many to draw \(the ClusterSet has 39,200 flows in all\); the summary above lists the changes\._/,
+  );
+  assert.match(
+    md,
+    /_Picture left out: the ClusterSet has 39,200 flows \(a Service from one member to another\) on 812 arrows, too many to draw, and none of them changes\._/,
+  );
 });
 
 test('GIVEN delivery objects and token references THEN the summary names them and their bundles', () => {
