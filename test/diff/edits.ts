@@ -9,9 +9,13 @@ import { cluster, policiesModel, service, type ModelDraft } from '../helpers/mod
 /** One edit: its name (also the golden folder) and what it does to a fresh base model. */
 export interface Edit {
   readonly name: string;
+  /** What the edit starts from, on top of `policiesModel`, on both sides. */
+  readonly base?: (m: ModelDraft) => void;
   readonly edit: (m: ModelDraft) => void;
   /** The clusters whose bundles the edit must touch, sorted. */
   readonly touched: readonly string[];
+  /** What its PR comment (markdown) must say whatever the golden holds: a reviewer's checklist. */
+  readonly mustSay?: readonly RegExp[];
 }
 
 export const EDITS: readonly Edit[] = [
@@ -22,6 +26,46 @@ export const EDITS: readonly Edit[] = [
       m.members.push('north');
     },
     touched: ['hub', 'north'],
+  },
+  {
+    // The pull request a platform team reviews most: a member joins, here on a network of its own,
+    // with both delivery tools in the model and the members' gateway Nodes declared.
+    name: 'add-member-delivery',
+    base: (m) => {
+      m.delivery = {
+        repoURL: 'https://git.example.com/platform/gitops.git',
+        managementCluster: 'hub',
+        argocd: {},
+        flux: {},
+      };
+      m.clusters = [
+        cluster('hub', 0, { network: 'dc1' }),
+        cluster('east', 1, {
+          network: 'dc1',
+          enableStretchedNetworkPolicy: true,
+          gateway: { nodes: [{ name: 'east-gw-0' }] },
+        }),
+        cluster('west', 2, { network: 'dc1', gateway: { nodes: [{ name: 'west-gw-0' }] } }),
+      ];
+    },
+    edit: (m) => {
+      m.clusters.push(
+        cluster('north', 3, {
+          network: 'dc2',
+          gateway: { nodes: [{ name: 'north-gw-0', ip: '192.0.2.30' }, { name: 'north-gw-1' }] },
+        }),
+      );
+      m.members.push('north');
+    },
+    touched: ['hub', 'north'],
+    mustSay: [
+      /#### After merge\n\n- \[ \] re-apply the AppProject in the management cluster: `kubectl apply -k out\/argocd`/,
+      /- \[ \] register north with Argo CD as `https:\/\/north\.example\.com:6443`: `argocd cluster add <north> --name north`\n/,
+      /- \[ \] give Flux north's kubeconfig, in the management cluster: `kubectl -n flux-system create secret generic north-kubeconfig --from-file=value=north\.kubeconfig`\n/,
+      /- \[ \] copy north's token .*`npx clusterset token north --leader-context <hub> --member-context <north>`\n/,
+      /- \[ \] annotate north's gateway Nodes \(it is on network dc2 .*`kubectl --context <north> annotate node north-gw-1 multicluster\.antrea\.io\/gateway=true` and `kubectl --context <north> annotate node north-gw-0 multicluster\.antrea\.io\/gateway=true multicluster\.antrea\.io\/gateway-ip=192\.0\.2\.30`\n/,
+      /- \[ \] annotate east's gateway Nodes unless they already are .*`kubectl --context <east> annotate node east-gw-0 multicluster\.antrea\.io\/gateway=true`\n/,
+    ],
   },
   {
     name: 'export-service',
@@ -36,6 +80,10 @@ export const EDITS: readonly Edit[] = [
       m.services![0]!.ports[0]!.port = 9090;
     },
     touched: ['hub'],
+    mustSay: [
+      /#### Breaking\n\n- :warning: Service shop\/cart: ports http 8080\/TCP → http 9090\/TCP\. Change the Service in east and west to match/,
+      /Clients follow too: shop\/antrea-mc-cart in every member no longer serves http 8080\/TCP\n/,
+    ],
   },
   {
     name: 'remove-baseline-policy',
@@ -60,7 +108,12 @@ export const EDITS: readonly Edit[] = [
 
 /** The base model and the edited one, both fresh. */
 export function beforeAfter(e: Edit): { before: ClusterSetProps; after: ClusterSetProps } {
-  const after = policiesModel();
+  const base = (): ModelDraft => {
+    const m = policiesModel();
+    e.base?.(m);
+    return m;
+  };
+  const after = base();
   e.edit(after);
-  return { before: policiesModel() as ClusterSetProps, after: after as ClusterSetProps };
+  return { before: base() as ClusterSetProps, after: after as ClusterSetProps };
 }
