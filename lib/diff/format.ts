@@ -10,6 +10,7 @@
  */
 import type { GraphCluster } from '../explain/mermaid';
 import { renderExportGraph } from '../explain/mermaid';
+import { sharedWith } from '../render/util';
 import { buildFlows, countFlows, type FlowCount, type FlowSelection } from './flows';
 import type { Impact, ImpactCategory, ImpactItem } from './impact';
 import { IMPACT_CATEGORIES } from './impact';
@@ -84,6 +85,18 @@ function bundleTitle(b: BundleDiff): string {
 function objectTitle(o: ObjectChange | FileChange): string {
   if (!('kind' in o)) return o.formattingOnly ? `${o.file} (formatting or comments only)` : o.file;
   return `${o.kind} ${o.namespace !== undefined ? `${o.namespace}/` : ''}${o.name}`;
+}
+
+/** Who else owns the object (render/util.ts sharedWith), from whichever side has it. */
+function owner(o: ObjectChange | FileChange): string | undefined {
+  const obj = 'kind' in o ? (o.after ?? o.before) : undefined;
+  return obj === undefined ? undefined : sharedWith(obj);
+}
+
+/** ` [shared with …]` behind an object another owner shares, else nothing. */
+function sharedMark(o: ObjectChange | FileChange): string {
+  const other = owner(o);
+  return other === undefined ? '' : ` [shared with ${other}]`;
 }
 
 function value(v: unknown): string {
@@ -188,7 +201,7 @@ export function formatText(diff: TreeDiff, impact: Impact, labels: DiffLabels): 
   for (const b of shown(diff)) {
     lines.push('', `${bundleTitle(b)}: ${countText(b)}`);
     for (const o of [...b.objects, ...visibleFiles(b)]) {
-      lines.push(`  ${MARK[o.change]} ${objectTitle(o)}`);
+      lines.push(`  ${MARK[o.change]} ${objectTitle(o)}${sharedMark(o)}`);
       for (const f of o.fields.slice(0, MAX_FIELDS)) lines.push(`      ${fieldLine(f)}`);
       if (o.fields.length > MAX_FIELDS) lines.push(`      … and ${o.fields.length - MAX_FIELDS} more fields`);
     }
@@ -304,7 +317,10 @@ function detailsBlock(b: BundleDiff, maxChars: number): { text: string; shown: n
   let shown = 0;
   for (const o of entries) {
     const icon = o.change === 'added' ? '➕' : o.change === 'removed' ? '➖' : '✏️';
-    const lines = [`- ${icon} ${code(objectTitle(o))}`];
+    const other = owner(o);
+    const lines = [
+      `- ${icon} ${code(objectTitle(o))}${other !== undefined ? ` _(shared with ${md(other)})_` : ''}`,
+    ];
     for (const f of o.fields.slice(0, MAX_FIELDS)) lines.push(`  - ${code(fieldLine(f))}`);
     if (o.fields.length > MAX_FIELDS) lines.push(`  - … and ${o.fields.length - MAX_FIELDS} more fields`);
     const piece = `${lines.join('\n')}\n`;
@@ -399,7 +415,8 @@ export function formatMarkdown(
  * (`category`, `text`, `clusters` whose bundles change, `reaches`: the clusters the text names),
  * `afterMerge` (`steps[]`, `breaking[]`), `exports` (`service`, `exporters[]` of `cluster` and `change`),
  * and `bundles` with their `objects` (`change`, `group`, `kind`, `namespace`, `name`, `file`,
- * `fields[]` of `path`, `op`, `before`, `after`) and other `files`. Keys in this order, always.
+ * `sharedWith`: who else owns the object, or null when it is clusterset's alone, `fields[]` of
+ * `path`, `op`, `before`, `after`) and other `files`. Keys in this order, always.
  */
 export function formatJson(diff: TreeDiff, impact: Impact, labels: DiffLabels): string {
   const doc = {
@@ -430,6 +447,7 @@ export function formatJson(diff: TreeDiff, impact: Impact, labels: DiffLabels): 
         namespace: o.namespace ?? null,
         name: o.name,
         file: o.file,
+        sharedWith: owner(o) ?? null,
         fields: o.fields.map(jsonField),
       })),
       files: b.files.map((f) => ({ change: f.change, file: f.file, fields: f.fields.map(jsonField) })),

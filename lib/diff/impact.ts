@@ -15,8 +15,12 @@ import * as yaml from 'js-yaml';
 import { type AfterMerge, type GatewayChange, afterMerge } from './after-merge';
 import type { Plan } from '../plan';
 import { cmp } from '../diagnostics';
-import { CLUSTER_ID_ANNOTATION, MEMBER_CONTROLLER_DEPLOYMENT, memberIdentityName } from '../names';
-import { MEMBER_CONFIG_NAME } from '../render/member-config';
+import {
+  CLUSTER_ID_ANNOTATION,
+  MEMBER_CONTROLLER_CONFIG,
+  MEMBER_CONTROLLER_DEPLOYMENT,
+  memberIdentityName,
+} from '../names';
 import { CONFIG_CHECKSUM_ANNOTATION, RECONCILER_CONFIG_NAME, RECONCILER_NAME } from '../render/reconciler';
 import {
   describePolicy,
@@ -528,7 +532,7 @@ export function impact(
       );
       return;
     }
-    if (o.kind === 'ConfigMap' && o.name === MEMBER_CONFIG_NAME) {
+    if (o.kind === 'ConfigMap' && o.name === MEMBER_CONTROLLER_CONFIG) {
       const what =
         o.change === 'changed'
           ? `: ${fieldSummary(

@@ -15,7 +15,9 @@
  *                              from: [ { cluster, endpoints: ClusterIP|PodIP,
  *                                        path: local|same network|via gateways } ] } ],
  *                 policies: [ { name, object, kind, tier, tierPriority, priority, appliesTo,
- *                               ingressRules[], egressRules[], tiedWith[] } ] } ],   // by id; policies in evaluation order
+ *                               ingressRules[], egressRules[], tiedWith[] } ],   // in evaluation order
+ *                 ownership: { labelled, command,                 // null for a cluster without a bundle
+ *                              shared: [ { object, labelled, with } ] } | null } ],   // clusters by id
  *   namespaces: [ ..., "*" ],                      // "*" = any other Namespace
  *   reachability: [ { service, exporter, source, namespace, verdict: allowed|denied|depends,
  *                     ports: [ { port: "http 8080/TCP", verdict, by[],
@@ -28,6 +30,7 @@ import { literalText, type Decision } from './conditions';
 import { exportGraphMermaid } from './mermaid';
 import type { Plan } from '../plan';
 import { OTHER_NAMESPACE, portLabel, type Reachability } from './reachability';
+import type { ClusterOwnership } from './ownership';
 import type { ClusterReport, ExplainReport } from './report';
 
 /** Output formats of `clusterset explain`. */
@@ -170,6 +173,15 @@ function policyLine(p: ClusterReport['policies'][number], i: number): string {
   return `${i + 1}. Tier ${p.tier} (${p.tierPriority}), priority ${p.priority}: ${p.kind} policy ${p.name} as ${p.object}, applies to ${p.appliesTo}${tie}`;
 }
 
+/** The ownership section's lines, unindented: what carries our labels, how to list it, what is shared. */
+function ownershipLines(o: ClusterOwnership): { head: string; command: string; shared: string[] } {
+  return {
+    head: `${o.labelled} object${o.labelled === 1 ? '' : 's'} carry clusterset's labels; list them with`,
+    command: o.command,
+    shared: o.shared.map((x) => `${x.object}${x.labelled ? '' : ' (no labels)'}: ${x.with}`),
+  };
+}
+
 function summaryLines(r: ExplainReport): string[] {
   const s = r.summary;
   return [
@@ -209,6 +221,11 @@ function text(r: ExplainReport): string {
         if (p.ingressRules.length > 0) out.push(`       ingress: ${p.ingressRules.join(', ')}`);
         if (p.egressRules.length > 0) out.push(`       egress: ${p.egressRules.join(', ')}`);
       });
+    }
+    if (c.ownership !== null) {
+      const o = ownershipLines(c.ownership);
+      out.push(`  ownership: ${o.head}`, `    ${o.command}`);
+      if (o.shared.length > 0) out.push('  shared with another owner:', ...o.shared.map((l) => `    ${l}`));
     }
     out.push('');
   }
@@ -272,6 +289,12 @@ function markdown(r: ExplainReport, plan: Plan): string {
         );
       });
       out.push('');
+    }
+    if (c.ownership !== null) {
+      const o = ownershipLines(c.ownership);
+      out.push(`Ownership: ${o.head}`, '', '```sh', o.command, '```', '');
+      if (o.shared.length > 0)
+        out.push('Shared with another owner:', '', ...o.shared.map((l) => `- ${l}`), '');
     }
   }
   out.push(

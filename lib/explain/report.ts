@@ -1,7 +1,9 @@
 /**
  * The explain report: for each cluster, its role, network and endpoint type, what it exports, what
- * it imports and from where, and which policies are in force there in Antrea's evaluation order;
- * for the set, a summary and the reachability table. Pure: a function of the plan.
+ * it imports and from where, which policies are in force there in Antrea's evaluation order, and
+ * which objects of its bundle are ours and which are shared with another owner (ownership.ts); for
+ * the set, a summary and the reachability table. Pure: a function of the plan (and of the bundles
+ * it renders).
  *
  * Import facts (antrea-mc.md §c.3): every member imports every exported Service, its own exports
  * included, as Service `antrea-mc-<name>` (plus a ServiceImport `<name>`) in the Service's
@@ -14,6 +16,8 @@ import { cmp } from '../diagnostics';
 import type { EndpointIPType } from '../model';
 import { memberImportName } from '../names';
 import type { Plan, PlannedCluster } from '../plan';
+import { render, type Bundles } from '../render';
+import { clusterOwnership, type ClusterOwnership } from './ownership';
 import { describeAppliedTo, policiesIn } from './policies';
 import { portLabel, reachability, tableNamespaces, type Reachability } from './reachability';
 
@@ -74,6 +78,8 @@ export interface ClusterReport {
   readonly exports: readonly ExportEntry[];
   readonly imports: readonly ImportEntry[];
   readonly policies: readonly PolicyEntry[];
+  /** What of its bundle is ours and what is shared with another owner; null: it has no bundle. */
+  readonly ownership: ClusterOwnership | null;
 }
 
 /** Counts over the whole set. */
@@ -123,7 +129,7 @@ function ruleLine(r: { name?: string; action: string }, i: number): string {
   return `${r.name ?? `#${i + 1}`} (${r.action})`;
 }
 
-function clusterReport(plan: Plan, c: PlannedCluster): ClusterReport {
+function clusterReport(plan: Plan, c: PlannedCluster, bundles: Bundles): ClusterReport {
   const memberIds = plan.members.map((m) => m.id);
   const exports = (plan.exportsByMember.get(c.id) ?? []).map((s) => ({
     service: `${s.namespace}/${s.name}`,
@@ -165,6 +171,7 @@ function clusterReport(plan: Plan, c: PlannedCluster): ClusterReport {
     exports,
     imports,
     policies,
+    ownership: bundles.has(c.id) ? clusterOwnership(plan.clusterSetId, c.id, bundles.get(c.id)!) : null,
   };
 }
 
@@ -181,9 +188,11 @@ export function explain(plan: Plan, options: { readonly cluster?: string } = {})
   }
   const table = reachability(plan, options);
   const count = (v: Reachability['verdict']) => table.filter((r) => r.verdict === v).length;
+  // The bundles, for what in each is ours (render is as pure as the plan).
+  const bundles = render(plan);
   const clusters = plan.clusters
     .filter((c) => options.cluster === undefined || c.id === options.cluster)
-    .map((c) => clusterReport(plan, c));
+    .map((c) => clusterReport(plan, c, bundles));
   return {
     clusterSetId: plan.clusterSetId,
     leader: plan.leader.id,

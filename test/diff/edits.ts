@@ -73,6 +73,8 @@ export const EDITS: readonly Edit[] = [
       m.services!.push(service('web', 'frontend', ['east'], [{ name: 'https', port: 443 }]));
     },
     touched: ['east', 'hub', 'west'],
+    // The new Namespace is the application team's too.
+    mustSay: [/- ➕ `Namespace web` _\(shared with the teams whose workloads run in it\)_\n/],
   },
   {
     name: 'change-port',
