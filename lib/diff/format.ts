@@ -37,6 +37,9 @@ export const MAX_GRAPH_EDGES = 120;
 /** Characters of Service names in the picture's edge labels, so the picture stays a small part of a comment. */
 export const MAX_GRAPH_LABEL_CHARS = 8_000;
 
+/** Rows of the per-bundle table before one row sums up the rest (1,000 rows would fill a comment). */
+const MAX_TABLE_ROWS = 50;
+
 /** The diff found nothing to report. */
 export function isEmpty(diff: TreeDiff): boolean {
   return diff.bundles.length === 0;
@@ -335,9 +338,25 @@ function detailsBlock(b: BundleDiff, maxChars: number): { text: string; shown: n
   return { text: head + body + tail, shown, total: entries.length };
 }
 
+/** The per-bundle table: a row per bundle, at most MAX_TABLE_ROWS, then one row for the rest. */
+function bundleTable(bundles: readonly BundleDiff[]): string[] {
+  const row = (name: string, c: { added: number; changed: number; removed: number }): string =>
+    `| ${name} | ${c.added} | ${c.changed} | ${c.removed} |`;
+  const rows = bundles.slice(0, MAX_TABLE_ROWS).map((b) => row(code(bundleTitle(b)), counts(b)));
+  const rest = bundles.slice(MAX_TABLE_ROWS);
+  if (rest.length > 0) {
+    const sum = { added: 0, changed: 0, removed: 0 };
+    for (const b of rest) for (const [k, n] of Object.entries(counts(b))) sum[k as keyof typeof sum] += n;
+    rows.push(row(`… ${rest.length} more bundles (--format json lists them)`, sum));
+  }
+  return ['| Bundle | Added | Changed | Removed |', '| --- | ---: | ---: | ---: |', ...rows];
+}
+
 /**
  * The pull-request comment, at most `limit` characters (GitHub's by default). The summary, table and
- * picture always stay whole; the details are cut to fit, bundle by bundle, and the cut is said.
+ * picture are bounded (at most MAX_ITEMS_PER_CATEGORY lines per category, MAX_TABLE_ROWS rows, a
+ * picture that fits or a line instead) and always kept; the details are cut to fit, bundle by
+ * bundle, and the cut is said.
  */
 export function formatMarkdown(
   diff: TreeDiff,
@@ -362,12 +381,7 @@ export function formatMarkdown(
     ...afterMergeMarkdown(impact),
     '#### Per bundle',
     '',
-    '| Bundle | Added | Changed | Removed |',
-    '| --- | ---: | ---: | ---: |',
-    ...shown(diff).map((b) => {
-      const c = counts(b);
-      return `| ${code(bundleTitle(b))} | ${c.added} | ${c.changed} | ${c.removed} |`;
-    }),
+    ...bundleTable(shown(diff)),
     '',
   ];
   if (impact.exports.length > 0)

@@ -1,15 +1,16 @@
 /**
- * The export picture of the PR comment is bounded by construction: its flows are counted before
- * any is built, so a fleet of 1,000 clusters x 16,000 Services (tens of millions of flows, which
- * used to exhaust memory) builds none, and a picture that fits builds no more than it draws. Work
- * is counted, not timed.
+ * The PR comment at fleet scale. Its export picture is bounded by construction: its flows are
+ * counted before any is built, so a fleet of 1,000 clusters x 16,000 Services (tens of millions of
+ * flows, which used to exhaust memory) builds none, and a picture that fits builds no more than it
+ * draws. Work is counted, not timed. Its per-bundle table is bounded too, so 1,000 new bundles still
+ * fit in one comment.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { formatMarkdown, type ExporterChange, type Impact } from '../../lib/diff';
+import { GITHUB_COMMENT_LIMIT, formatMarkdown, type ExporterChange, type Impact } from '../../lib/diff';
 import { buildFlows, countFlows } from '../../lib/diff/flows';
 import { MAX_GRAPH_LABEL_CHARS, mermaid, type PictureWork } from '../../lib/diff/format';
-import type { TreeDiff } from '../../lib/diff/tree';
+import type { BundleDiff, TreeDiff } from '../../lib/diff/tree';
 
 const LABELS = { before: 'out/', after: 'clusterset.ts' };
 
@@ -158,6 +159,39 @@ test('GIVEN small fleets WHEN counted THEN the counts equal those of the flows b
         assert.equal(countFlows(x, selection), { flows: built.length, arrows, labelChars: chars });
       }
   }
+});
+
+test('GIVEN 1,000 new bundles WHEN the PR comment is written THEN the table sums up all but 50 and the comment stays under the limit', () => {
+  const i = fleet(999, 16_000);
+  const bundles: BundleDiff[] = ['leader', ...i.membersAfter].map((c) => ({
+    bundle: `clusters/${c}`,
+    type: 'cluster',
+    cluster: c,
+    presence: 'added',
+    objects: [
+      {
+        change: 'added',
+        group: '',
+        kind: 'ConfigMap',
+        namespace: 'kube-system',
+        name: 'antrea-mc-controller-config',
+        file: `clusters/${c}/kube-system/ConfigMap.antrea-mc-controller-config.yaml`,
+        fields: [],
+      },
+    ],
+    files: [],
+  }));
+  const diff: TreeDiff = {
+    ...DIFF,
+    bundles,
+    clustersBefore: [],
+    clustersAfter: ['leader', ...i.membersAfter],
+  };
+  const md = formatMarkdown(diff, { ...i, touched: diff.clustersAfter }, LABELS);
+  assert.ok(md.length <= GITHUB_COMMENT_LIMIT, `${md.length} characters`);
+  assert.is((md.match(/^\| `clusters\//gm) ?? []).length, 50);
+  assert.match(md, /\n\| … 950 more bundles \(--format json lists them\) \| 950 \| 0 \| 0 \|\n/);
+  assert.match(md, /_Details cut to stay under GitHub's 65,536-character comment limit: /);
 });
 
 test.run();
