@@ -79,8 +79,8 @@ function memberNamespaces(plan: Plan, member: PlannedCluster): string[] {
 }
 
 /**
- * Objects that are the same in every bundle that holds them (CRDs, Namespaces, Tiers, ClusterGroups,
- * stretched policies): each rendered once per compile and shared, not rebuilt per member, so render
+ * Objects that are the same in every bundle that holds them (CRDs, Namespaces, ServiceExports, Tiers,
+ * ClusterGroups, stretched policies): each rendered once per compile and shared, not rebuilt per member, so render
  * is linear in the model; the emitter and the validator, which key their work on the object, then
  * handle each once too.
  */
@@ -113,7 +113,8 @@ function renderMember(chart: Sink, plan: Plan, member: PlannedCluster, shared: S
   if (plan.externalSecrets) renderMemberExternalSecret(chart, plan, member);
   renderMemberConfig(chart, plan, member);
   renderClusterIdentity(chart, plan, member);
-  for (const s of plan.exportsByMember.get(member.id) ?? []) renderServiceExport(chart, s);
+  for (const s of plan.exportsByMember.get(member.id) ?? [])
+    add(`ServiceExport/${s.namespace}/${s.name}`, (sink) => renderServiceExport(sink, s));
   const stretched = plan.stretchedByMember.get(member.id) ?? [];
   const tiers = new Set([...plan.baselinePolicies, ...stretched].map((p) => p.tier));
   const memberTiers = plan.tiers.filter((t) => tiers.has(t.name));
