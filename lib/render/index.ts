@@ -5,7 +5,8 @@
  * multi-chart synth is quadratic in charts, its file naming loses objects, and building and
  * resolving constructs was half of the render stage.
  */
-import type { Plan, PlannedCluster } from '../plan';
+import { groupsOf } from '../policy';
+import type { Plan, PlannedCluster, PlannedPolicy } from '../plan';
 import {
   renderCompiledImportsPolicy,
   renderMemberWritesPolicy,
@@ -86,7 +87,18 @@ function memberNamespaces(plan: Plan, member: PlannedCluster): string[] {
  */
 class Shared {
   private readonly memo = new Map<string, readonly K8sObject[]>();
+  private readonly groupNames = new Map<PlannedPolicy, readonly string[]>();
   constructor(private readonly clusterSetId: string) {}
+
+  /** `groupsOf(p)`, once per policy: every member asks for the baseline policies' groups. */
+  readonly groupsOf = (p: PlannedPolicy): readonly string[] => {
+    let names = this.groupNames.get(p);
+    if (!names) {
+      names = groupsOf(p);
+      this.groupNames.set(p, names);
+    }
+    return names;
+  };
 
   objects(key: string, build: (sink: Sink) => void): readonly K8sObject[] {
     let objects = this.memo.get(key);
@@ -119,7 +131,7 @@ function renderMember(chart: Sink, plan: Plan, member: PlannedCluster, shared: S
   const tiers = new Set([...plan.baselinePolicies, ...stretched].map((p) => p.tier));
   const memberTiers = plan.tiers.filter((t) => tiers.has(t.name));
   for (const t of memberTiers) add(`Tier/${t.name}`, (s) => renderTier(s, t));
-  for (const g of groupsNeeded([...plan.baselinePolicies, ...stretched], plan.clusterGroups))
+  for (const g of groupsNeeded([...plan.baselinePolicies, ...stretched], plan.clusterGroups, shared.groupsOf))
     add(`ClusterGroup/${g.name}`, (s) => renderClusterGroup(s, g));
   for (const p of stretched) add(`ClusterNetworkPolicy/${p.name}`, (s) => renderStretchedPolicy(s, p));
   renderMemberControllerRestart(chart, plan, member, memberTiers);
