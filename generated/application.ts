@@ -97,7 +97,7 @@ export function toJson_ApplicationProps(obj: ApplicationProps | undefined): Reco
     'spec': toJson_ApplicationSpec(obj.spec),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -149,7 +149,7 @@ export function toJson_ApplicationOperation(obj: ApplicationOperation | undefine
     'sync': toJson_ApplicationOperationSync(obj.sync),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -247,7 +247,7 @@ export function toJson_ApplicationSpec(obj: ApplicationSpec | undefined): Record
     'syncPolicy': toJson_ApplicationSpecSyncPolicy(obj.syncPolicy),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -277,7 +277,7 @@ export function toJson_ApplicationOperationInfo(obj: ApplicationOperationInfo | 
     'value': obj.value,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -313,7 +313,7 @@ export function toJson_ApplicationOperationInitiatedBy(obj: ApplicationOperation
     'username': obj.username,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -357,7 +357,7 @@ export function toJson_ApplicationOperationRetry(obj: ApplicationOperationRetry 
     'refresh': obj.refresh,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -469,7 +469,7 @@ export function toJson_ApplicationOperationSync(obj: ApplicationOperationSync | 
     'syncStrategy': toJson_ApplicationOperationSyncSyncStrategy(obj.syncStrategy),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -514,7 +514,7 @@ export function toJson_ApplicationSpecDestination(obj: ApplicationSpecDestinatio
     'server': obj.server,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -579,7 +579,7 @@ export function toJson_ApplicationSpecIgnoreDifferences(obj: ApplicationSpecIgno
     'namespace': obj.namespace,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -609,7 +609,7 @@ export function toJson_ApplicationSpecInfo(obj: ApplicationSpecInfo | undefined)
     'value': obj.value,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -722,7 +722,7 @@ export function toJson_ApplicationSpecSource(obj: ApplicationSpecSource | undefi
     'targetRevision': obj.targetRevision,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -767,7 +767,7 @@ export function toJson_ApplicationSpecSourceHydrator(obj: ApplicationSpecSourceH
     'syncSource': toJson_ApplicationSpecSourceHydratorSyncSource(obj.syncSource),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -880,7 +880,7 @@ export function toJson_ApplicationSpecSources(obj: ApplicationSpecSources | unde
     'targetRevision': obj.targetRevision,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -932,7 +932,7 @@ export function toJson_ApplicationSpecSyncPolicy(obj: ApplicationSpecSyncPolicy 
     'syncOptions': obj.syncOptions?.map(y => y),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -976,7 +976,7 @@ export function toJson_ApplicationOperationRetryBackoff(obj: ApplicationOperatio
     'maxDuration': obj.maxDuration,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1020,7 +1020,7 @@ export function toJson_ApplicationOperationSyncResources(obj: ApplicationOperati
     'namespace': obj.namespace,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1134,7 +1134,7 @@ export function toJson_ApplicationOperationSyncSource(obj: ApplicationOperationS
     'targetRevision': obj.targetRevision,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1247,7 +1247,7 @@ export function toJson_ApplicationOperationSyncSources(obj: ApplicationOperation
     'targetRevision': obj.targetRevision,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1283,7 +1283,7 @@ export function toJson_ApplicationOperationSyncSyncStrategy(obj: ApplicationOper
     'hook': toJson_ApplicationOperationSyncSyncStrategyHook(obj.hook),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1347,7 +1347,7 @@ export function toJson_ApplicationSpecSourceDirectory(obj: ApplicationSpecSource
     'recurse': obj.recurse,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1489,7 +1489,7 @@ export function toJson_ApplicationSpecSourceHelm(obj: ApplicationSpecSourceHelm 
     'version': obj.version,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1655,7 +1655,7 @@ export function toJson_ApplicationSpecSourceKustomize(obj: ApplicationSpecSource
     'version': obj.version,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1695,7 +1695,7 @@ export function toJson_ApplicationSpecSourcePlugin(obj: ApplicationSpecSourcePlu
     'parameters': obj.parameters?.map(y => toJson_ApplicationSpecSourcePluginParameters(y)),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1771,7 +1771,7 @@ export function toJson_ApplicationSpecSourceHydratorDrySource(obj: ApplicationSp
     'targetRevision': obj.targetRevision,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1800,7 +1800,7 @@ export function toJson_ApplicationSpecSourceHydratorHydrateTo(obj: ApplicationSp
     'targetBranch': obj.targetBranch,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1848,7 +1848,7 @@ export function toJson_ApplicationSpecSourceHydratorSyncSource(obj: ApplicationS
     'targetBranch': obj.targetBranch,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1912,7 +1912,7 @@ export function toJson_ApplicationSpecSourcesDirectory(obj: ApplicationSpecSourc
     'recurse': obj.recurse,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -2054,7 +2054,7 @@ export function toJson_ApplicationSpecSourcesHelm(obj: ApplicationSpecSourcesHel
     'version': obj.version,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -2220,7 +2220,7 @@ export function toJson_ApplicationSpecSourcesKustomize(obj: ApplicationSpecSourc
     'version': obj.version,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -2260,7 +2260,7 @@ export function toJson_ApplicationSpecSourcesPlugin(obj: ApplicationSpecSourcesP
     'parameters': obj.parameters?.map(y => toJson_ApplicationSpecSourcesPluginParameters(y)),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -2312,7 +2312,7 @@ export function toJson_ApplicationSpecSyncPolicyAutomated(obj: ApplicationSpecSy
     'selfHeal': obj.selfHeal,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -2344,7 +2344,7 @@ export function toJson_ApplicationSpecSyncPolicyManagedNamespaceMetadata(obj: Ap
     'labels': ((obj.labels) === undefined) ? undefined : (Object.entries(obj.labels).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -2388,7 +2388,7 @@ export function toJson_ApplicationSpecSyncPolicyRetry(obj: ApplicationSpecSyncPo
     'refresh': obj.refresh,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -2452,7 +2452,7 @@ export function toJson_ApplicationOperationSyncSourceDirectory(obj: ApplicationO
     'recurse': obj.recurse,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -2594,7 +2594,7 @@ export function toJson_ApplicationOperationSyncSourceHelm(obj: ApplicationOperat
     'version': obj.version,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -2760,7 +2760,7 @@ export function toJson_ApplicationOperationSyncSourceKustomize(obj: ApplicationO
     'version': obj.version,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -2800,7 +2800,7 @@ export function toJson_ApplicationOperationSyncSourcePlugin(obj: ApplicationOper
     'parameters': obj.parameters?.map(y => toJson_ApplicationOperationSyncSourcePluginParameters(y)),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -2864,7 +2864,7 @@ export function toJson_ApplicationOperationSyncSourcesDirectory(obj: Application
     'recurse': obj.recurse,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -3006,7 +3006,7 @@ export function toJson_ApplicationOperationSyncSourcesHelm(obj: ApplicationOpera
     'version': obj.version,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -3172,7 +3172,7 @@ export function toJson_ApplicationOperationSyncSourcesKustomize(obj: Application
     'version': obj.version,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -3212,7 +3212,7 @@ export function toJson_ApplicationOperationSyncSourcesPlugin(obj: ApplicationOpe
     'parameters': obj.parameters?.map(y => toJson_ApplicationOperationSyncSourcesPluginParameters(y)),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -3242,7 +3242,7 @@ export function toJson_ApplicationOperationSyncSyncStrategyApply(obj: Applicatio
     'force': obj.force,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -3272,7 +3272,7 @@ export function toJson_ApplicationOperationSyncSyncStrategyHook(obj: Application
     'force': obj.force,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -3316,7 +3316,7 @@ export function toJson_ApplicationSpecSourceDirectoryJsonnet(obj: ApplicationSpe
     'tlas': obj.tlas?.map(y => toJson_ApplicationSpecSourceDirectoryJsonnetTlas(y)),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -3352,7 +3352,7 @@ export function toJson_ApplicationSpecSourceHelmFileParameters(obj: ApplicationS
     'path': obj.path,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -3396,7 +3396,7 @@ export function toJson_ApplicationSpecSourceHelmParameters(obj: ApplicationSpecS
     'value': obj.value,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -3438,7 +3438,7 @@ export function toJson_ApplicationSpecSourceKustomizePatches(obj: ApplicationSpe
     'target': toJson_ApplicationSpecSourceKustomizePatchesTarget(obj.target),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -3472,7 +3472,7 @@ export function toJson_ApplicationSpecSourceKustomizeReplicas(obj: ApplicationSp
     'name': obj.name,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -3508,7 +3508,7 @@ export function toJson_ApplicationSpecSourcePluginEnv(obj: ApplicationSpecSource
     'value': obj.value,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -3558,7 +3558,7 @@ export function toJson_ApplicationSpecSourcePluginParameters(obj: ApplicationSpe
     'string': obj.string,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -3622,7 +3622,7 @@ export function toJson_ApplicationSpecSourceHydratorDrySourceDirectory(obj: Appl
     'recurse': obj.recurse,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -3764,7 +3764,7 @@ export function toJson_ApplicationSpecSourceHydratorDrySourceHelm(obj: Applicati
     'version': obj.version,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -3930,7 +3930,7 @@ export function toJson_ApplicationSpecSourceHydratorDrySourceKustomize(obj: Appl
     'version': obj.version,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -3970,7 +3970,7 @@ export function toJson_ApplicationSpecSourceHydratorDrySourcePlugin(obj: Applica
     'parameters': obj.parameters?.map(y => toJson_ApplicationSpecSourceHydratorDrySourcePluginParameters(y)),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -4014,7 +4014,7 @@ export function toJson_ApplicationSpecSourcesDirectoryJsonnet(obj: ApplicationSp
     'tlas': obj.tlas?.map(y => toJson_ApplicationSpecSourcesDirectoryJsonnetTlas(y)),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -4050,7 +4050,7 @@ export function toJson_ApplicationSpecSourcesHelmFileParameters(obj: Application
     'path': obj.path,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -4094,7 +4094,7 @@ export function toJson_ApplicationSpecSourcesHelmParameters(obj: ApplicationSpec
     'value': obj.value,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -4136,7 +4136,7 @@ export function toJson_ApplicationSpecSourcesKustomizePatches(obj: ApplicationSp
     'target': toJson_ApplicationSpecSourcesKustomizePatchesTarget(obj.target),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -4170,7 +4170,7 @@ export function toJson_ApplicationSpecSourcesKustomizeReplicas(obj: ApplicationS
     'name': obj.name,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -4206,7 +4206,7 @@ export function toJson_ApplicationSpecSourcesPluginEnv(obj: ApplicationSpecSourc
     'value': obj.value,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -4256,7 +4256,7 @@ export function toJson_ApplicationSpecSourcesPluginParameters(obj: ApplicationSp
     'string': obj.string,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -4300,7 +4300,7 @@ export function toJson_ApplicationSpecSyncPolicyRetryBackoff(obj: ApplicationSpe
     'maxDuration': obj.maxDuration,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -4344,7 +4344,7 @@ export function toJson_ApplicationOperationSyncSourceDirectoryJsonnet(obj: Appli
     'tlas': obj.tlas?.map(y => toJson_ApplicationOperationSyncSourceDirectoryJsonnetTlas(y)),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -4380,7 +4380,7 @@ export function toJson_ApplicationOperationSyncSourceHelmFileParameters(obj: App
     'path': obj.path,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -4424,7 +4424,7 @@ export function toJson_ApplicationOperationSyncSourceHelmParameters(obj: Applica
     'value': obj.value,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -4466,7 +4466,7 @@ export function toJson_ApplicationOperationSyncSourceKustomizePatches(obj: Appli
     'target': toJson_ApplicationOperationSyncSourceKustomizePatchesTarget(obj.target),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -4500,7 +4500,7 @@ export function toJson_ApplicationOperationSyncSourceKustomizeReplicas(obj: Appl
     'name': obj.name,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -4536,7 +4536,7 @@ export function toJson_ApplicationOperationSyncSourcePluginEnv(obj: ApplicationO
     'value': obj.value,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -4586,7 +4586,7 @@ export function toJson_ApplicationOperationSyncSourcePluginParameters(obj: Appli
     'string': obj.string,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -4630,7 +4630,7 @@ export function toJson_ApplicationOperationSyncSourcesDirectoryJsonnet(obj: Appl
     'tlas': obj.tlas?.map(y => toJson_ApplicationOperationSyncSourcesDirectoryJsonnetTlas(y)),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -4666,7 +4666,7 @@ export function toJson_ApplicationOperationSyncSourcesHelmFileParameters(obj: Ap
     'path': obj.path,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -4710,7 +4710,7 @@ export function toJson_ApplicationOperationSyncSourcesHelmParameters(obj: Applic
     'value': obj.value,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -4752,7 +4752,7 @@ export function toJson_ApplicationOperationSyncSourcesKustomizePatches(obj: Appl
     'target': toJson_ApplicationOperationSyncSourcesKustomizePatchesTarget(obj.target),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -4786,7 +4786,7 @@ export function toJson_ApplicationOperationSyncSourcesKustomizeReplicas(obj: App
     'name': obj.name,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -4822,7 +4822,7 @@ export function toJson_ApplicationOperationSyncSourcesPluginEnv(obj: Application
     'value': obj.value,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -4872,7 +4872,7 @@ export function toJson_ApplicationOperationSyncSourcesPluginParameters(obj: Appl
     'string': obj.string,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -4910,7 +4910,7 @@ export function toJson_ApplicationSpecSourceDirectoryJsonnetExtVars(obj: Applica
     'value': obj.value,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -4948,7 +4948,7 @@ export function toJson_ApplicationSpecSourceDirectoryJsonnetTlas(obj: Applicatio
     'value': obj.value,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -5008,7 +5008,7 @@ export function toJson_ApplicationSpecSourceKustomizePatchesTarget(obj: Applicat
     'version': obj.version,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -5068,7 +5068,7 @@ export function toJson_ApplicationSpecSourceHydratorDrySourceDirectoryJsonnet(ob
     'tlas': obj.tlas?.map(y => toJson_ApplicationSpecSourceHydratorDrySourceDirectoryJsonnetTlas(y)),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -5104,7 +5104,7 @@ export function toJson_ApplicationSpecSourceHydratorDrySourceHelmFileParameters(
     'path': obj.path,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -5148,7 +5148,7 @@ export function toJson_ApplicationSpecSourceHydratorDrySourceHelmParameters(obj:
     'value': obj.value,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -5190,7 +5190,7 @@ export function toJson_ApplicationSpecSourceHydratorDrySourceKustomizePatches(ob
     'target': toJson_ApplicationSpecSourceHydratorDrySourceKustomizePatchesTarget(obj.target),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -5224,7 +5224,7 @@ export function toJson_ApplicationSpecSourceHydratorDrySourceKustomizeReplicas(o
     'name': obj.name,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -5260,7 +5260,7 @@ export function toJson_ApplicationSpecSourceHydratorDrySourcePluginEnv(obj: Appl
     'value': obj.value,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -5310,7 +5310,7 @@ export function toJson_ApplicationSpecSourceHydratorDrySourcePluginParameters(ob
     'string': obj.string,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -5348,7 +5348,7 @@ export function toJson_ApplicationSpecSourcesDirectoryJsonnetExtVars(obj: Applic
     'value': obj.value,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -5386,7 +5386,7 @@ export function toJson_ApplicationSpecSourcesDirectoryJsonnetTlas(obj: Applicati
     'value': obj.value,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -5446,7 +5446,7 @@ export function toJson_ApplicationSpecSourcesKustomizePatchesTarget(obj: Applica
     'version': obj.version,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -5500,7 +5500,7 @@ export function toJson_ApplicationOperationSyncSourceDirectoryJsonnetExtVars(obj
     'value': obj.value,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -5538,7 +5538,7 @@ export function toJson_ApplicationOperationSyncSourceDirectoryJsonnetTlas(obj: A
     'value': obj.value,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -5598,7 +5598,7 @@ export function toJson_ApplicationOperationSyncSourceKustomizePatchesTarget(obj:
     'version': obj.version,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -5652,7 +5652,7 @@ export function toJson_ApplicationOperationSyncSourcesDirectoryJsonnetExtVars(ob
     'value': obj.value,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -5690,7 +5690,7 @@ export function toJson_ApplicationOperationSyncSourcesDirectoryJsonnetTlas(obj: 
     'value': obj.value,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -5750,7 +5750,7 @@ export function toJson_ApplicationOperationSyncSourcesKustomizePatchesTarget(obj
     'version': obj.version,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -5804,7 +5804,7 @@ export function toJson_ApplicationSpecSourceHydratorDrySourceDirectoryJsonnetExt
     'value': obj.value,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -5842,7 +5842,7 @@ export function toJson_ApplicationSpecSourceHydratorDrySourceDirectoryJsonnetTla
     'value': obj.value,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -5902,7 +5902,7 @@ export function toJson_ApplicationSpecSourceHydratorDrySourceKustomizePatchesTar
     'version': obj.version,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 

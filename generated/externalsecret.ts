@@ -91,7 +91,7 @@ export function toJson_ExternalSecretProps(obj: ExternalSecretProps | undefined)
     'spec': toJson_ExternalSecretSpec(obj.spec),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -179,7 +179,7 @@ export function toJson_ExternalSecretSpec(obj: ExternalSecretSpec | undefined): 
     'target': toJson_ExternalSecretSpecTarget(obj.target),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -225,7 +225,7 @@ export function toJson_ExternalSecretSpecData(obj: ExternalSecretSpecData | unde
     'sourceRef': toJson_ExternalSecretSpecDataSourceRef(obj.sourceRef),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -286,7 +286,7 @@ export function toJson_ExternalSecretSpecDataFrom(obj: ExternalSecretSpecDataFro
     'sourceRef': toJson_ExternalSecretSpecDataFromSourceRef(obj.sourceRef),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -342,7 +342,7 @@ export function toJson_ExternalSecretSpecSecretStoreRef(obj: ExternalSecretSpecS
     'name': obj.name,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -383,7 +383,7 @@ export function toJson_ExternalSecretSpecSyncWindows(obj: ExternalSecretSpecSync
     'windows': obj.windows?.map(y => toJson_ExternalSecretSpecSyncWindowsWindows(y)),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -461,7 +461,7 @@ export function toJson_ExternalSecretSpecTarget(obj: ExternalSecretSpecTarget | 
     'template': toJson_ExternalSecretSpecTargetTemplate(obj.template),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -541,7 +541,7 @@ export function toJson_ExternalSecretSpecDataRemoteRef(obj: ExternalSecretSpecDa
     'version': obj.version,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -581,7 +581,7 @@ export function toJson_ExternalSecretSpecDataSourceRef(obj: ExternalSecretSpecDa
     'storeRef': toJson_ExternalSecretSpecDataSourceRefStoreRef(obj.storeRef),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -661,7 +661,7 @@ export function toJson_ExternalSecretSpecDataFromExtract(obj: ExternalSecretSpec
     'version': obj.version,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -732,7 +732,7 @@ export function toJson_ExternalSecretSpecDataFromFind(obj: ExternalSecretSpecDat
     'tags': ((obj.tags) === undefined) ? undefined : (Object.entries(obj.tags).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -779,7 +779,7 @@ export function toJson_ExternalSecretSpecDataFromRewrite(obj: ExternalSecretSpec
     'transform': toJson_ExternalSecretSpecDataFromRewriteTransform(obj.transform),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -820,7 +820,7 @@ export function toJson_ExternalSecretSpecDataFromSourceRef(obj: ExternalSecretSp
     'storeRef': toJson_ExternalSecretSpecDataFromSourceRefStoreRef(obj.storeRef),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -891,7 +891,7 @@ export function toJson_ExternalSecretSpecSyncWindowsWindows(obj: ExternalSecretS
     'schedule': obj.schedule,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -966,7 +966,7 @@ export function toJson_ExternalSecretSpecTargetManifest(obj: ExternalSecretSpecT
     'kind': obj.kind,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1030,7 +1030,7 @@ export function toJson_ExternalSecretSpecTargetTemplate(obj: ExternalSecretSpecT
     'type': obj.type,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1132,7 +1132,7 @@ export function toJson_ExternalSecretSpecDataSourceRefGeneratorRef(obj: External
     'name': obj.name,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1170,7 +1170,7 @@ export function toJson_ExternalSecretSpecDataSourceRefStoreRef(obj: ExternalSecr
     'name': obj.name,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1283,7 +1283,7 @@ export function toJson_ExternalSecretSpecDataFromFindName(obj: ExternalSecretSpe
     'regexp': obj.regexp,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1357,7 +1357,7 @@ export function toJson_ExternalSecretSpecDataFromRewriteMerge(obj: ExternalSecre
     'strategy': obj.strategy,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1394,7 +1394,7 @@ export function toJson_ExternalSecretSpecDataFromRewriteRegexp(obj: ExternalSecr
     'target': obj.target,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1424,7 +1424,7 @@ export function toJson_ExternalSecretSpecDataFromRewriteTransform(obj: ExternalS
     'template': obj.template,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1468,7 +1468,7 @@ export function toJson_ExternalSecretSpecDataFromSourceRefGeneratorRef(obj: Exte
     'name': obj.name,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1506,7 +1506,7 @@ export function toJson_ExternalSecretSpecDataFromSourceRefStoreRef(obj: External
     'name': obj.name,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1568,7 +1568,7 @@ export function toJson_ExternalSecretSpecTargetTemplateMetadata(obj: ExternalSec
     'labels': ((obj.labels) === undefined) ? undefined : (Object.entries(obj.labels).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1633,7 +1633,7 @@ export function toJson_ExternalSecretSpecTargetTemplateTemplateFrom(obj: Externa
     'valuesDecodingStrategy': obj.valuesDecodingStrategy,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1821,7 +1821,7 @@ export function toJson_ExternalSecretSpecTargetTemplateTemplateFromConfigMap(obj
     'name': obj.name,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1857,7 +1857,7 @@ export function toJson_ExternalSecretSpecTargetTemplateTemplateFromSecret(obj: E
     'name': obj.name,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1911,7 +1911,7 @@ export function toJson_ExternalSecretSpecTargetTemplateTemplateFromConfigMapItem
     'templateAs': obj.templateAs,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1947,7 +1947,7 @@ export function toJson_ExternalSecretSpecTargetTemplateTemplateFromSecretItems(o
     'templateAs': obj.templateAs,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -2060,7 +2060,7 @@ export function toJson_ExternalSecretV1Beta1Props(obj: ExternalSecretV1Beta1Prop
     'spec': toJson_ExternalSecretV1Beta1Spec(obj.spec),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -2139,7 +2139,7 @@ export function toJson_ExternalSecretV1Beta1Spec(obj: ExternalSecretV1Beta1Spec 
     'target': toJson_ExternalSecretV1Beta1SpecTarget(obj.target),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -2185,7 +2185,7 @@ export function toJson_ExternalSecretV1Beta1SpecData(obj: ExternalSecretV1Beta1S
     'sourceRef': toJson_ExternalSecretV1Beta1SpecDataSourceRef(obj.sourceRef),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -2245,7 +2245,7 @@ export function toJson_ExternalSecretV1Beta1SpecDataFrom(obj: ExternalSecretV1Be
     'sourceRef': toJson_ExternalSecretV1Beta1SpecDataFromSourceRef(obj.sourceRef),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -2301,7 +2301,7 @@ export function toJson_ExternalSecretV1Beta1SpecSecretStoreRef(obj: ExternalSecr
     'name': obj.name,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -2368,7 +2368,7 @@ export function toJson_ExternalSecretV1Beta1SpecTarget(obj: ExternalSecretV1Beta
     'template': toJson_ExternalSecretV1Beta1SpecTargetTemplate(obj.template),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -2438,7 +2438,7 @@ export function toJson_ExternalSecretV1Beta1SpecDataRemoteRef(obj: ExternalSecre
     'version': obj.version,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -2478,7 +2478,7 @@ export function toJson_ExternalSecretV1Beta1SpecDataSourceRef(obj: ExternalSecre
     'storeRef': toJson_ExternalSecretV1Beta1SpecDataSourceRefStoreRef(obj.storeRef),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -2548,7 +2548,7 @@ export function toJson_ExternalSecretV1Beta1SpecDataFromExtract(obj: ExternalSec
     'version': obj.version,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -2609,7 +2609,7 @@ export function toJson_ExternalSecretV1Beta1SpecDataFromFind(obj: ExternalSecret
     'tags': ((obj.tags) === undefined) ? undefined : (Object.entries(obj.tags).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -2647,7 +2647,7 @@ export function toJson_ExternalSecretV1Beta1SpecDataFromRewrite(obj: ExternalSec
     'transform': toJson_ExternalSecretV1Beta1SpecDataFromRewriteTransform(obj.transform),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -2688,7 +2688,7 @@ export function toJson_ExternalSecretV1Beta1SpecDataFromSourceRef(obj: ExternalS
     'storeRef': toJson_ExternalSecretV1Beta1SpecDataFromSourceRefStoreRef(obj.storeRef),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -2800,7 +2800,7 @@ export function toJson_ExternalSecretV1Beta1SpecTargetTemplate(obj: ExternalSecr
     'type': obj.type,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -2888,7 +2888,7 @@ export function toJson_ExternalSecretV1Beta1SpecDataSourceRefGeneratorRef(obj: E
     'name': obj.name,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -2926,7 +2926,7 @@ export function toJson_ExternalSecretV1Beta1SpecDataSourceRefStoreRef(obj: Exter
     'name': obj.name,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -3023,7 +3023,7 @@ export function toJson_ExternalSecretV1Beta1SpecDataFromFindName(obj: ExternalSe
     'regexp': obj.regexp,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -3060,7 +3060,7 @@ export function toJson_ExternalSecretV1Beta1SpecDataFromRewriteRegexp(obj: Exter
     'target': obj.target,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -3090,7 +3090,7 @@ export function toJson_ExternalSecretV1Beta1SpecDataFromRewriteTransform(obj: Ex
     'template': obj.template,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -3134,7 +3134,7 @@ export function toJson_ExternalSecretV1Beta1SpecDataFromSourceRefGeneratorRef(ob
     'name': obj.name,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -3172,7 +3172,7 @@ export function toJson_ExternalSecretV1Beta1SpecDataFromSourceRefStoreRef(obj: E
     'name': obj.name,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -3228,7 +3228,7 @@ export function toJson_ExternalSecretV1Beta1SpecTargetTemplateMetadata(obj: Exte
     'labels': ((obj.labels) === undefined) ? undefined : (Object.entries(obj.labels).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -3278,7 +3278,7 @@ export function toJson_ExternalSecretV1Beta1SpecTargetTemplateTemplateFrom(obj: 
     'target': obj.target,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -3414,7 +3414,7 @@ export function toJson_ExternalSecretV1Beta1SpecTargetTemplateTemplateFromConfig
     'name': obj.name,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -3450,7 +3450,7 @@ export function toJson_ExternalSecretV1Beta1SpecTargetTemplateTemplateFromSecret
     'name': obj.name,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -3500,7 +3500,7 @@ export function toJson_ExternalSecretV1Beta1SpecTargetTemplateTemplateFromConfig
     'templateAs': obj.templateAs,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -3536,7 +3536,7 @@ export function toJson_ExternalSecretV1Beta1SpecTargetTemplateTemplateFromSecret
     'templateAs': obj.templateAs,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 

@@ -89,7 +89,7 @@ export function toJson_SecretStoreProps(obj: SecretStoreProps | undefined): Reco
     'spec': toJson_SecretStoreSpec(obj.spec),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -152,7 +152,7 @@ export function toJson_SecretStoreSpec(obj: SecretStoreSpec | undefined): Record
     'retrySettings': toJson_SecretStoreSpecRetrySettings(obj.retrySettings),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -197,7 +197,7 @@ export function toJson_SecretStoreSpecConditions(obj: SecretStoreSpecConditions 
     'namespaces': obj.namespaces?.map(y => y),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -225,7 +225,7 @@ export function toJson_SecretStoreSpecProvider(obj: SecretStoreSpecProvider | un
     'kubernetes': toJson_SecretStoreSpecProviderKubernetes(obj.kubernetes),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -275,7 +275,7 @@ export function toJson_SecretStoreSpecRetrySettings(obj: SecretStoreSpecRetrySet
     'retryInterval': obj.retryInterval,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -313,7 +313,7 @@ export function toJson_SecretStoreSpecConditionsNamespaceSelector(obj: SecretSto
     'matchLabels': ((obj.matchLabels) === undefined) ? undefined : (Object.entries(obj.matchLabels).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -365,7 +365,7 @@ export function toJson_SecretStoreSpecProviderKubernetes(obj: SecretStoreSpecPro
     'server': toJson_SecretStoreSpecProviderKubernetesServer(obj.server),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -414,7 +414,7 @@ export function toJson_SecretStoreSpecConditionsNamespaceSelectorMatchExpression
     'values': obj.values?.map(y => y),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -458,7 +458,7 @@ export function toJson_SecretStoreSpecProviderKubernetesAuth(obj: SecretStoreSpe
     'token': toJson_SecretStoreSpecProviderKubernetesAuthToken(obj.token),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -504,7 +504,7 @@ export function toJson_SecretStoreSpecProviderKubernetesAuthRef(obj: SecretStore
     'namespace': obj.namespace,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -548,7 +548,7 @@ export function toJson_SecretStoreSpecProviderKubernetesServer(obj: SecretStoreS
     'url': obj.url,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -586,7 +586,7 @@ export function toJson_SecretStoreSpecProviderKubernetesAuthCert(obj: SecretStor
     'clientKey': toJson_SecretStoreSpecProviderKubernetesAuthCertClientKey(obj.clientKey),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -633,7 +633,7 @@ export function toJson_SecretStoreSpecProviderKubernetesAuthServiceAccount(obj: 
     'namespace': obj.namespace,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -662,7 +662,7 @@ export function toJson_SecretStoreSpecProviderKubernetesAuthToken(obj: SecretSto
     'bearerToken': toJson_SecretStoreSpecProviderKubernetesAuthTokenBearerToken(obj.bearerToken),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -715,7 +715,7 @@ export function toJson_SecretStoreSpecProviderKubernetesServerCaProvider(obj: Se
     'type': obj.type,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -762,7 +762,7 @@ export function toJson_SecretStoreSpecProviderKubernetesAuthCertClientCert(obj: 
     'namespace': obj.namespace,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -809,7 +809,7 @@ export function toJson_SecretStoreSpecProviderKubernetesAuthCertClientKey(obj: S
     'namespace': obj.namespace,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -856,7 +856,7 @@ export function toJson_SecretStoreSpecProviderKubernetesAuthTokenBearerToken(obj
     'namespace': obj.namespace,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -957,7 +957,7 @@ export function toJson_SecretStoreV1Beta1Props(obj: SecretStoreV1Beta1Props | un
     'spec': toJson_SecretStoreV1Beta1Spec(obj.spec),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1018,7 +1018,7 @@ export function toJson_SecretStoreV1Beta1Spec(obj: SecretStoreV1Beta1Spec | unde
     'retrySettings': toJson_SecretStoreV1Beta1SpecRetrySettings(obj.retrySettings),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1063,7 +1063,7 @@ export function toJson_SecretStoreV1Beta1SpecConditions(obj: SecretStoreV1Beta1S
     'namespaces': obj.namespaces?.map(y => y),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1091,7 +1091,7 @@ export function toJson_SecretStoreV1Beta1SpecProvider(obj: SecretStoreV1Beta1Spe
     'kubernetes': toJson_SecretStoreV1Beta1SpecProviderKubernetes(obj.kubernetes),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1127,7 +1127,7 @@ export function toJson_SecretStoreV1Beta1SpecRetrySettings(obj: SecretStoreV1Bet
     'retryInterval': obj.retryInterval,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1165,7 +1165,7 @@ export function toJson_SecretStoreV1Beta1SpecConditionsNamespaceSelector(obj: Se
     'matchLabels': ((obj.matchLabels) === undefined) ? undefined : (Object.entries(obj.matchLabels).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {})),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1217,7 +1217,7 @@ export function toJson_SecretStoreV1Beta1SpecProviderKubernetes(obj: SecretStore
     'server': toJson_SecretStoreV1Beta1SpecProviderKubernetesServer(obj.server),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1266,7 +1266,7 @@ export function toJson_SecretStoreV1Beta1SpecConditionsNamespaceSelectorMatchExp
     'values': obj.values?.map(y => y),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1310,7 +1310,7 @@ export function toJson_SecretStoreV1Beta1SpecProviderKubernetesAuth(obj: SecretS
     'token': toJson_SecretStoreV1Beta1SpecProviderKubernetesAuthToken(obj.token),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1356,7 +1356,7 @@ export function toJson_SecretStoreV1Beta1SpecProviderKubernetesAuthRef(obj: Secr
     'namespace': obj.namespace,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1400,7 +1400,7 @@ export function toJson_SecretStoreV1Beta1SpecProviderKubernetesServer(obj: Secre
     'url': obj.url,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1438,7 +1438,7 @@ export function toJson_SecretStoreV1Beta1SpecProviderKubernetesAuthCert(obj: Sec
     'clientKey': toJson_SecretStoreV1Beta1SpecProviderKubernetesAuthCertClientKey(obj.clientKey),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1485,7 +1485,7 @@ export function toJson_SecretStoreV1Beta1SpecProviderKubernetesAuthServiceAccoun
     'namespace': obj.namespace,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1514,7 +1514,7 @@ export function toJson_SecretStoreV1Beta1SpecProviderKubernetesAuthToken(obj: Se
     'bearerToken': toJson_SecretStoreV1Beta1SpecProviderKubernetesAuthTokenBearerToken(obj.bearerToken),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1567,7 +1567,7 @@ export function toJson_SecretStoreV1Beta1SpecProviderKubernetesServerCaProvider(
     'type': obj.type,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1614,7 +1614,7 @@ export function toJson_SecretStoreV1Beta1SpecProviderKubernetesAuthCertClientCer
     'namespace': obj.namespace,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1661,7 +1661,7 @@ export function toJson_SecretStoreV1Beta1SpecProviderKubernetesAuthCertClientKey
     'namespace': obj.namespace,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -1708,7 +1708,7 @@ export function toJson_SecretStoreV1Beta1SpecProviderKubernetesAuthTokenBearerTo
     'namespace': obj.namespace,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 

@@ -81,7 +81,7 @@ export function toJson_ServiceExportProps(obj: ServiceExportProps | undefined): 
     'metadata': obj.metadata,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 

@@ -85,7 +85,7 @@ export function toJson_TierProps(obj: TierProps | undefined): Record<string, any
     'spec': toJson_TierSpec(obj.spec),
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
@@ -115,7 +115,7 @@ export function toJson_TierSpec(obj: TierSpec | undefined): Record<string, any> 
     'description': obj.description,
   };
   // filter undefined values
-  return Object.entries(result).reduce((r, i) => (i[1] === undefined) ? r : ({ ...r, [i[0]]: i[1] }), {});
+  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
 }
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 

@@ -7,12 +7,11 @@
  * One text for every use: the ConfigMap a member bundle renders with `takeOver.memberControllerConfig`
  * (render/member-config.ts), and otherwise what `clusterset explain` prints for Antrea's own install
  * and what the member's partial Deployment carries as the expected settings (render/member-restart.ts).
- * Pure and free of cdk8s, so that explain loads no renderer.
+ * Pure.
  */
 import type { PlannedCluster } from './plan';
 import { dumpYaml } from './yaml';
 
-export const MEMBER_CONFIG_NAME = 'antrea-mc-controller-config';
 export const MEMBER_CONFIG_KEY = 'controller_manager_config.yaml';
 
 export function memberConfig(cluster: PlannedCluster): Record<string, unknown> {

@@ -128,6 +128,9 @@ export function memberImportName(name: string): string {
 /** Antrea's member controller Deployment (YAMLS/antrea-multicluster-member.yml), in the member namespace. */
 export const MEMBER_CONTROLLER_DEPLOYMENT = 'antrea-mc-controller';
 
+/** Antrea's member controller ConfigMap (same manifest), in the member namespace. */
+export const MEMBER_CONTROLLER_CONFIG = 'antrea-mc-controller-config';
+
 /** Antrea's common.AntreaMCSPrefix. */
 export const IMPORT_PREFIX = 'antrea-mc-';
 

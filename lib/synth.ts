@@ -5,22 +5,22 @@
  * An unchanged synth skips the compile. After a write, `<out>/.clusterset-cache` records the digest
  * of the compile's inputs (lib/digest.ts: the model and the compiler) and the size of every file it
  * wrote or found unchanged. The next synth with the same digest writes nothing and compiles nothing
- * when out/ is as that write left it: nothing an interrupted write left (write.ts `strays`), and every listed file present,
+ * when out/ is as that write left it: nothing an interrupted write left at its top, no directory of
+ * its files changed (a file added or removed there), and every listed file present,
  * of the recorded size and older than the cache file. The last condition is git's answer to "racy"
  * timestamps: a file changed after the cache was written has a modification time at or after the
  * cache file's (the kernel stamps both from one clock), so it is never taken for unchanged; and the
- * cache is written only once the clock has moved past the newest file written, so our own files are
- * never racy. What this cannot see is a file put back with an older timestamp and the same size
+ * cache is written only once the clock has moved past the write's last step, so our own files and
+ * directories are never racy. What this cannot see is a file put back with an older timestamp and the same size
  * (`cp -p`, `tar x`, `touch -d`): `synth --force` compiles and compares bytes regardless, and
  * `synth --check` always does.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { strays, writeOut } from './cli/write';
+import { BOOKKEEPING, LEGACY_STRAY, writeOut } from './cli/write';
 import type { CompileResult } from './compile';
 import type * as Compile from './compile';
 import { compileDigest } from './digest';
-import { INDEX_FILE } from './emit';
 
 /** The record of the last write, beside the files; never listed in the index, never committed. */
 export const CACHE_FILE = '.clusterset-cache';
@@ -64,12 +64,26 @@ function readCache(outDir: string): { cache: Cache; mtimeMs: number } | undefine
 export function upToDate(outDir: string, digest: string): string[] | undefined {
   const found = readCache(outDir);
   if (!found || found.cache.digest !== digest) return undefined;
-  if (strays(outDir).length > 0) return undefined;
+  const before = found.mtimeMs;
+  // Nothing an interrupted write left at the top (journal, pending list, staging directory, …).
+  for (const name of fs.readdirSync(outDir)) {
+    if (BOOKKEEPING.includes(name) || LEGACY_STRAY.test(name)) return undefined;
+  }
   const listed: string[] = [];
+  const dirs = new Set<string>();
   for (const [rel, size] of found.cache.files) {
-    const st = fs.statSync(path.join(outDir, rel), { throwIfNoEntry: false });
-    if (!st || !st.isFile() || st.size !== size || st.mtimeMs >= found.mtimeMs) return undefined;
+    const file = path.join(outDir, rel);
+    const st = fs.statSync(file, { throwIfNoEntry: false });
+    if (!st || !st.isFile() || st.size !== size || st.mtimeMs >= before) return undefined;
+    dirs.add(path.dirname(file));
     listed.push(rel);
+  }
+  // A file added beside ours since (a stray of an older clusterset's interrupted write, say) changed
+  // its directory's timestamp: a listing per directory is not needed.
+  dirs.delete(outDir);
+  for (const dir of dirs) {
+    const st = fs.statSync(dir, { throwIfNoEntry: false });
+    if (!st || st.mtimeMs >= before) return undefined;
   }
   return listed;
 }
@@ -84,17 +98,12 @@ function writeAfter(file: string, text: string, than: number): boolean {
   }
 }
 
-function writeCache(
-  outDir: string,
-  digest: string,
-  files: ReadonlyMap<string, string>,
-  written: readonly string[],
-): void {
+function writeCache(outDir: string, digest: string, files: ReadonlyMap<string, string>): void {
   const cacheFile = path.join(outDir, CACHE_FILE);
   try {
-    // Staged files are written in the order they are renamed, the index last: that one is the newest.
-    const newestRel = written.includes(INDEX_FILE) ? INDEX_FILE : written[written.length - 1];
-    const newest = newestRel === undefined ? 0 : fs.statSync(path.join(outDir, newestRel)).mtimeMs;
+    // The write's last step (removing its journal) touched out/ itself, after every file and
+    // directory below it: the cache file must be stamped later than that.
+    const newest = fs.statSync(outDir).mtimeMs;
     const cache: Cache = {
       version: 1,
       digest,
@@ -120,7 +129,7 @@ export function synthInto(model: unknown, outDir: string, o: SynthOptions = {}):
   const result = compile(model, o.onStage);
   if (result.diagnostics.length > 0) return { result, write: [], unchanged: [], prune: [] };
   const written = writeOut(outDir, result.files);
-  if (digest !== undefined) writeCache(outDir, digest, result.files, written.write);
+  if (digest !== undefined) writeCache(outDir, digest, result.files);
   else fs.rmSync(path.join(outDir, CACHE_FILE), { force: true });
   return { result, ...written };
 }

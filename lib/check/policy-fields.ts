@@ -31,10 +31,12 @@ import {
 
 /** Every appliedTo entry of the model's policies, policy level then rule level, with paths. */
 function appliedTos(m: Parameters<Rule['check']>[0]): At<RuleAppliedToProps & { nodeSelector?: unknown }>[] {
-  return policiesOf(m).flatMap((p) => [
-    ...objects(p.value.appliedTo, `${p.path}.appliedTo`),
-    ...rulesOf(p).flatMap((r) => objects(r.value.appliedTo, `${r.path}.appliedTo`)),
-  ]);
+  return walkOnce('appliedTos', m, () =>
+    policiesOf(m).flatMap((p) => [
+      ...objects(p.value.appliedTo, `${p.path}.appliedTo`),
+      ...rulesOf(p).flatMap((r) => objects(r.value.appliedTo, `${r.path}.appliedTo`)),
+    ]),
+  );
 }
 
 /** Every peer of every rule, with its rule's direction. */

@@ -69,18 +69,24 @@ export function joinPath(path: string, key: string, inList = false): string {
 
 /** The object elements of a list, with their paths; anything else yields nothing. */
 export function objects<T>(list: readonly T[] | undefined, path: string): At<T>[] {
-  if (!Array.isArray(list)) return [];
-  return list.flatMap((value: unknown, index) =>
-    isObject(value) ? [{ value: value as T, path: `${path}[${index}]`, index }] : [],
-  );
+  const out: At<T>[] = [];
+  if (!Array.isArray(list)) return out;
+  for (let index = 0; index < list.length; index++) {
+    const value: unknown = list[index];
+    if (isObject(value)) out.push({ value: value as T, path: `${path}[${index}]`, index });
+  }
+  return out;
 }
 
 /** The string elements of a list, with their paths. */
 export function strings(list: readonly string[] | undefined, path: string): At<string>[] {
-  if (!Array.isArray(list)) return [];
-  return list.flatMap((value: unknown, index) =>
-    typeof value === 'string' ? [{ value, path: `${path}[${index}]`, index }] : [],
-  );
+  const out: At<string>[] = [];
+  if (!Array.isArray(list)) return out;
+  for (let index = 0; index < list.length; index++) {
+    const value: unknown = list[index];
+    if (typeof value === 'string') out.push({ value, path: `${path}[${index}]`, index });
+  }
+  return out;
 }
 
 /** Each element whose key was already seen, with the first element that had that key. */

@@ -197,7 +197,7 @@ export const diffCommand: CommandModule<object, DiffArgs> = {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { diffTrees, formatDiff, impact, isEmpty } = require('../diff') as typeof Diff;
     const d = diffTrees(before.files, r.files);
-    const i = impact(before.files, r.files, d);
+    const i = impact(before.files, r.files, d, r.plan);
     process.stdout.write(formatDiff(a.format, d, i, { before: beforeLabel, after: a.model }));
     if (a['exit-code'] && !isEmpty(d)) process.exitCode = 1;
   },

@@ -3,8 +3,9 @@
  * ClusterSet (or one cluster) and its reachability table on stdout. Reads the model only; never a
  * cluster.
  *
- * It checks the model exactly as synth does and prints the same diagnostics, but stops after the
- * plan: rendering and validating the bundles adds nothing to an explanation of the model.
+ * It checks the model exactly as synth does and prints the same diagnostics, then explains the plan
+ * (rendering the bundles only to say what in each is ours); validating and writing them adds nothing
+ * to an explanation of the model.
  */
 import type { CommandModule } from 'yargs';
 import { explain, formatReport, UnknownClusterError, type ExplainFormat } from '../explain';

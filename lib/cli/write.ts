@@ -37,9 +37,9 @@ const JOURNAL_TMP = `${JOURNAL_FILE}.tmp`;
 export const PENDING_FILE = '.clusterset-pending';
 const PENDING_TMP = `${PENDING_FILE}.tmp`;
 /** Our bookkeeping in out/, never content. */
-const BOOKKEEPING = [JOURNAL_FILE, JOURNAL_TMP, PENDING_FILE, PENDING_TMP, TXN_DIR];
+export const BOOKKEEPING = [JOURNAL_FILE, JOURNAL_TMP, PENDING_FILE, PENDING_TMP, TXN_DIR];
 /** What versions before the journal left beside their targets when interrupted. */
-const LEGACY_STRAY = /\.clusterset-tmp-\d+$/;
+export const LEGACY_STRAY = /\.clusterset-tmp-\d+$/;
 
 export interface WritePlan {
   readonly write: readonly string[];

@@ -8,8 +8,10 @@
  * and the object details in `<details>` blocks. A comment holds at most 65,536 characters: the
  * details are cut to fit (and the cut is said), never the summary above them.
  */
-import type { GraphCluster, GraphEdge } from '../explain/mermaid';
+import type { GraphCluster } from '../explain/mermaid';
 import { renderExportGraph } from '../explain/mermaid';
+import { sharedWith } from '../render/util';
+import { buildFlows, countFlows, type FlowCount, type FlowSelection } from './flows';
 import type { Impact, ImpactCategory, ImpactItem } from './impact';
 import { IMPACT_CATEGORIES } from './impact';
 import type { BundleDiff, FieldChange, FileChange, ObjectChange, TreeDiff } from './tree';
@@ -31,9 +33,12 @@ const MAX_FIELDS = 20;
 /** Summary lines shown per category before "and N more" (keeps a fleet-wide change readable). */
 const MAX_ITEMS_PER_CATEGORY = 12;
 /** Edges (exporter → importer pairs) drawn in the Mermaid picture; GitHub refuses more than 500. */
-const MAX_GRAPH_EDGES = 120;
+export const MAX_GRAPH_EDGES = 120;
 /** Characters of Service names in the picture's edge labels, so the picture stays a small part of a comment. */
-const MAX_GRAPH_LABEL_CHARS = 8_000;
+export const MAX_GRAPH_LABEL_CHARS = 8_000;
+
+/** Rows of the per-bundle table before one row sums up the rest (1,000 rows would fill a comment). */
+const MAX_TABLE_ROWS = 50;
 
 /** The diff found nothing to report. */
 export function isEmpty(diff: TreeDiff): boolean {
@@ -83,6 +88,18 @@ function bundleTitle(b: BundleDiff): string {
 function objectTitle(o: ObjectChange | FileChange): string {
   if (!('kind' in o)) return o.formattingOnly ? `${o.file} (formatting or comments only)` : o.file;
   return `${o.kind} ${o.namespace !== undefined ? `${o.namespace}/` : ''}${o.name}`;
+}
+
+/** Who else owns the object (render/util.ts sharedWith), from whichever side has it. */
+function owner(o: ObjectChange | FileChange): string | undefined {
+  const obj = 'kind' in o ? (o.after ?? o.before) : undefined;
+  return obj === undefined ? undefined : sharedWith(obj);
+}
+
+/** ` [shared with …]` behind an object another owner shares, else nothing. */
+function sharedMark(o: ObjectChange | FileChange): string {
+  const other = owner(o);
+  return other === undefined ? '' : ` [shared with ${other}]`;
 }
 
 function value(v: unknown): string {
@@ -187,7 +204,7 @@ export function formatText(diff: TreeDiff, impact: Impact, labels: DiffLabels): 
   for (const b of shown(diff)) {
     lines.push('', `${bundleTitle(b)}: ${countText(b)}`);
     for (const o of [...b.objects, ...visibleFiles(b)]) {
-      lines.push(`  ${MARK[o.change]} ${objectTitle(o)}`);
+      lines.push(`  ${MARK[o.change]} ${objectTitle(o)}${sharedMark(o)}`);
       for (const f of o.fields.slice(0, MAX_FIELDS)) lines.push(`      ${fieldLine(f)}`);
       if (o.fields.length > MAX_FIELDS) lines.push(`      … and ${o.fields.length - MAX_FIELDS} more fields`);
     }
@@ -242,48 +259,48 @@ function code(s: string): string {
   return `\`${t}\``;
 }
 
+/** `16,000,000`. */
+function thousands(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+$)/g, ',');
+}
+
+/** Work done drawing the picture, for tests that bound it. */
+export interface PictureWork {
+  /** Flows (exporter, importer, Service) built as objects. */
+  flowsBuilt: number;
+}
+
 /**
  * Who exports what to whom, before and after: one edge per exporter and importer (every member
  * imports every exported Service), labelled with the Services; new flows thick, dropped ones dotted.
  * Drawn by the same renderer as `clusterset explain` (lib/explain/mermaid.ts), from the objects of
  * both sides rather than a plan. When the whole picture would be too big for a comment, only the
- * flows that change are drawn, and when even those are too many, none: the summary says it in words.
+ * flows that change are drawn, and when even those are too many, none: a line says how many there
+ * are. Flows are counted before any is built (flows.ts), so a fleet of tens of millions of flows
+ * costs no more than its exports.
  */
-export function mermaid(impact: Impact): string {
-  const before = new Set(impact.membersBefore);
-  const after = new Set(impact.membersAfter);
-  const importers = [...new Set([...before, ...after])].sort();
-  const edges: GraphEdge[] = [];
-  for (const s of impact.exports)
-    for (const e of s.exporters)
-      for (const m of importers) {
-        if (m === e.cluster) continue;
-        const was = e.change !== 'added' && before.has(m);
-        const is = e.change !== 'removed' && after.has(m);
-        if (!was && !is) continue;
-        edges.push({
-          exporter: e.cluster,
-          importer: m,
-          service: s.service,
-          ...(was && is ? {} : { change: is ? ('added' as const) : ('removed' as const) }),
-        });
-      }
-  const groups = (es: readonly GraphEdge[]): number =>
-    new Set(es.map((e) => `${e.exporter}\n${e.importer}\n${e.change ?? ''}`)).size;
-  // Edge labels list every Service along the edge: bound both the edges and the label text.
-  const tooBig = (es: readonly GraphEdge[]): boolean =>
-    groups(es) > MAX_GRAPH_EDGES || es.reduce((n, e) => n + e.service.length + 4, 0) > MAX_GRAPH_LABEL_CHARS;
-  let drawn: readonly GraphEdge[] = edges;
+export function mermaid(impact: Impact, work?: PictureWork): string {
+  const fits = (c: FlowCount): boolean =>
+    c.arrows <= MAX_GRAPH_EDGES && c.labelChars <= MAX_GRAPH_LABEL_CHARS;
+  const all = countFlows(impact, 'all');
+  let selection: FlowSelection = 'all';
   let note = '';
-  if (tooBig(edges)) {
-    drawn = edges.filter((e) => e.change !== undefined);
-    note = 'Only the flows that change are drawn; the whole ClusterSet is too big for one picture.';
-    if (tooBig(drawn))
-      return `_${groups(drawn)} flows between clusters change: too many to draw; the summary above lists them._`;
-    if (drawn.length === 0)
-      return '_No flow between clusters changes; the ClusterSet is too big to draw whole._';
+  if (!fits(all)) {
+    const changed = countFlows(impact, 'changed');
+    const flows = (c: FlowCount): string =>
+      `${thousands(c.flows)} flows (a Service from one member to another) on ${thousands(c.arrows)} arrows`;
+    if (changed.flows === 0)
+      return `_Picture left out: the ClusterSet has ${flows(all)}, too many to draw, and none of them changes._`;
+    if (!fits(changed))
+      return `_Picture left out: ${flows(changed)} change, too many to draw (the ClusterSet has ${thousands(all.flows)} flows in all); the summary above lists the changes._`;
+    selection = 'changed';
+    note = `Only the ${thousands(changed.flows)} flows that change are drawn: the ClusterSet has ${flows(all)}, too many for one picture.`;
   }
+  const drawn = buildFlows(impact, selection, () => {
+    if (work) work.flowsBuilt++;
+  });
   if (drawn.length === 0) return '_No Service flows between two different members._';
+  const after = new Set(impact.membersAfter);
   const ids = new Set(drawn.flatMap((e) => [e.exporter, e.importer]));
   const clusters: GraphCluster[] = [...ids].sort().map((id) => ({
     id,
@@ -303,7 +320,10 @@ function detailsBlock(b: BundleDiff, maxChars: number): { text: string; shown: n
   let shown = 0;
   for (const o of entries) {
     const icon = o.change === 'added' ? '➕' : o.change === 'removed' ? '➖' : '✏️';
-    const lines = [`- ${icon} ${code(objectTitle(o))}`];
+    const other = owner(o);
+    const lines = [
+      `- ${icon} ${code(objectTitle(o))}${other !== undefined ? ` _(shared with ${md(other)})_` : ''}`,
+    ];
     for (const f of o.fields.slice(0, MAX_FIELDS)) lines.push(`  - ${code(fieldLine(f))}`);
     if (o.fields.length > MAX_FIELDS) lines.push(`  - … and ${o.fields.length - MAX_FIELDS} more fields`);
     const piece = `${lines.join('\n')}\n`;
@@ -318,9 +338,25 @@ function detailsBlock(b: BundleDiff, maxChars: number): { text: string; shown: n
   return { text: head + body + tail, shown, total: entries.length };
 }
 
+/** The per-bundle table: a row per bundle, at most MAX_TABLE_ROWS, then one row for the rest. */
+function bundleTable(bundles: readonly BundleDiff[]): string[] {
+  const row = (name: string, c: { added: number; changed: number; removed: number }): string =>
+    `| ${name} | ${c.added} | ${c.changed} | ${c.removed} |`;
+  const rows = bundles.slice(0, MAX_TABLE_ROWS).map((b) => row(code(bundleTitle(b)), counts(b)));
+  const rest = bundles.slice(MAX_TABLE_ROWS);
+  if (rest.length > 0) {
+    const sum = { added: 0, changed: 0, removed: 0 };
+    for (const b of rest) for (const [k, n] of Object.entries(counts(b))) sum[k as keyof typeof sum] += n;
+    rows.push(row(`… ${rest.length} more bundles (--format json lists them)`, sum));
+  }
+  return ['| Bundle | Added | Changed | Removed |', '| --- | ---: | ---: | ---: |', ...rows];
+}
+
 /**
  * The pull-request comment, at most `limit` characters (GitHub's by default). The summary, table and
- * picture always stay whole; the details are cut to fit, bundle by bundle, and the cut is said.
+ * picture are bounded (at most MAX_ITEMS_PER_CATEGORY lines per category, MAX_TABLE_ROWS rows, a
+ * picture that fits or a line instead) and always kept; the details are cut to fit, bundle by
+ * bundle, and the cut is said.
  */
 export function formatMarkdown(
   diff: TreeDiff,
@@ -345,12 +381,7 @@ export function formatMarkdown(
     ...afterMergeMarkdown(impact),
     '#### Per bundle',
     '',
-    '| Bundle | Added | Changed | Removed |',
-    '| --- | ---: | ---: | ---: |',
-    ...shown(diff).map((b) => {
-      const c = counts(b);
-      return `| ${code(bundleTitle(b))} | ${c.added} | ${c.changed} | ${c.removed} |`;
-    }),
+    ...bundleTable(shown(diff)),
     '',
   ];
   if (impact.exports.length > 0)
@@ -386,7 +417,7 @@ export function formatMarkdown(
           ]
         : []),
     ];
-    const note = `_Details cut to stay under GitHub's ${String(GITHUB_COMMENT_LIMIT).replace(/\B(?=(\d{3})+$)/g, ',')}-character comment limit: ${md(what.join(' and '))} not shown. Run \`clusterset diff\` for everything._\n`;
+    const note = `_Details cut to stay under GitHub's ${thousands(GITHUB_COMMENT_LIMIT)}-character comment limit: ${md(what.join(' and '))} not shown. Run \`clusterset diff\` for everything._\n`;
     text += note.length <= limit - text.length ? note : '';
   }
   return text;
@@ -398,7 +429,8 @@ export function formatMarkdown(
  * (`category`, `text`, `clusters` whose bundles change, `reaches`: the clusters the text names),
  * `afterMerge` (`steps[]`, `breaking[]`), `exports` (`service`, `exporters[]` of `cluster` and `change`),
  * and `bundles` with their `objects` (`change`, `group`, `kind`, `namespace`, `name`, `file`,
- * `fields[]` of `path`, `op`, `before`, `after`) and other `files`. Keys in this order, always.
+ * `sharedWith`: who else owns the object, or null when it is clusterset's alone, `fields[]` of
+ * `path`, `op`, `before`, `after`) and other `files`. Keys in this order, always.
  */
 export function formatJson(diff: TreeDiff, impact: Impact, labels: DiffLabels): string {
   const doc = {
@@ -429,6 +461,7 @@ export function formatJson(diff: TreeDiff, impact: Impact, labels: DiffLabels): 
         namespace: o.namespace ?? null,
         name: o.name,
         file: o.file,
+        sharedWith: owner(o) ?? null,
         fields: o.fields.map(jsonField),
       })),
       files: b.files.map((f) => ({ change: f.change, file: f.file, fields: f.fields.map(jsonField) })),

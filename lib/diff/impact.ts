@@ -11,11 +11,16 @@
  * imports; members hold their ClusterSet, controller settings, identity, ServiceExports, Tiers and
  * stretched policies.
  */
-import { type AfterMerge, afterMerge, restartReasons } from './after-merge';
 import * as yaml from 'js-yaml';
+import { type AfterMerge, type GatewayChange, afterMerge, restartReasons } from './after-merge';
+import type { Plan } from '../plan';
 import { cmp } from '../diagnostics';
-import { CLUSTER_ID_ANNOTATION, MEMBER_CONTROLLER_DEPLOYMENT, memberIdentityName } from '../names';
-import { MEMBER_CONFIG_NAME } from '../antrea-member-config';
+import {
+  CLUSTER_ID_ANNOTATION,
+  MEMBER_CONTROLLER_CONFIG,
+  MEMBER_CONTROLLER_DEPLOYMENT,
+  memberIdentityName,
+} from '../names';
 import { ARGOCD_SYNC_OPTIONS, EXPECTED_MEMBER_CONFIG_ANNOTATION } from '../render/member-restart';
 import { CONFIG_CHECKSUM_ANNOTATION, RECONCILER_CONFIG_NAME, RECONCILER_NAME } from '../render/reconciler';
 import {
@@ -202,6 +207,28 @@ function deliveredBy(files: ReadonlyMap<string, string>): { argocd: Set<string>;
 
 const sorted = (xs: Iterable<string>): string[] => [...xs].sort(cmp);
 
+/**
+ * Members that exchange Services with a member on another network, so need gateway Nodes (the
+ * rule `network-gateway-missing`, check/networks.ts): it exports something and some member sits on
+ * another network, or a member on another network exports something. Mapped to the other networks
+ * (`''`: the default network) it exchanges with.
+ */
+function crossNetworkMembers(f: Facts): Map<string, Set<string>> {
+  const net = (c: string): string => f.networks.get(c) ?? '';
+  const exporting = new Set<string>();
+  for (const cs of f.exports.values()) for (const c of cs) if (f.members.has(c)) exporting.add(c);
+  // Per network: whether it has members, and whether one of them exports something.
+  const networks = new Map<string, boolean>();
+  for (const m of f.members) networks.set(net(m), (networks.get(net(m)) ?? false) || exporting.has(m));
+  const out = new Map<string, Set<string>>();
+  for (const m of f.members) {
+    const peers = new Set<string>();
+    for (const [n, exports] of networks) if (n !== net(m) && (exports || exporting.has(m))) peers.add(n);
+    if (peers.size > 0) out.set(m, peers);
+  }
+  return out;
+}
+
 function sameSet(a: ReadonlySet<string>, b: readonly string[]): boolean {
   return a.size === b.length && b.every((x) => a.has(x));
 }
@@ -299,12 +326,14 @@ const verbOf = { added: 'added in', removed: 'removed from', changed: 'changes i
 
 /**
  * The impact summary of going from `before` to `after` (relative path → content, as in out/).
- * Pass the tree diff when it is already computed.
+ * Pass the tree diff when it is already computed, and the plan of the model `after` was rendered
+ * from when there is one: it only names the gateway Nodes to annotate, which no bundle holds.
  */
 export function impact(
   before: ReadonlyMap<string, string>,
   after: ReadonlyMap<string, string>,
   diff: TreeDiff = diffTrees(before, after),
+  afterPlan?: Plan,
 ): Impact {
   const fb = factsOf(before);
   const fa = factsOf(after);
@@ -523,7 +552,7 @@ export function impact(
       );
       return;
     }
-    if (o.kind === 'ConfigMap' && o.name === MEMBER_CONFIG_NAME && o.change !== 'changed') {
+    if (o.kind === 'ConfigMap' && o.name === MEMBER_CONTROLLER_CONFIG && o.change !== 'changed') {
       // takeOver.memberControllerConfig turned on or off (a joining or leaving member's bundle is
       // summed up with the member).
       acc.add(
@@ -535,7 +564,7 @@ export function impact(
       );
       return;
     }
-    if (o.kind === 'ConfigMap' && o.name === MEMBER_CONFIG_NAME) {
+    if (o.kind === 'ConfigMap' && o.name === MEMBER_CONTROLLER_CONFIG) {
       const what =
         o.change === 'changed'
           ? `: ${fieldSummary(
@@ -711,6 +740,7 @@ export function impact(
       exporters: (service) => sorted(fa.exports.get(service) ?? []),
       phrase: (ids) => phrase(new Set(ids), memberSets),
       fluxDelivered: delivery.flux,
+      gateways: gatewayChanges(fb, fa, joined, afterPlan),
     }),
     networks: Object.fromEntries(
       sorted(new Set([...fb.networks.keys(), ...fa.networks.keys()])).map((c) => [
@@ -719,6 +749,31 @@ export function impact(
       ]),
     ),
   };
+}
+
+/** Members that exchange Services across networks after the change and did not before, new ones first. */
+function gatewayChanges(
+  fb: Facts,
+  fa: Facts,
+  joined: readonly string[],
+  afterPlan: Plan | undefined,
+): GatewayChange[] {
+  const was = crossNetworkMembers(fb);
+  const is = crossNetworkMembers(fa);
+  const starting = sorted([...is.keys()].filter((m) => !was.has(m)));
+  const nodes = new Map((afterPlan?.clusters ?? []).map((c) => [c.id, c.gateway?.nodes]));
+  return [...starting.filter((m) => joined.includes(m)), ...starting.filter((m) => !joined.includes(m))].map(
+    (m) => {
+      const n = nodes.get(m);
+      return {
+        cluster: m,
+        network: fa.networks.get(m),
+        peers: sorted(is.get(m)!).map((p) => (p === '' ? undefined : p)),
+        existing: !joined.includes(m),
+        ...(n !== undefined ? { nodes: n } : {}),
+      };
+    },
+  );
 }
 
 /** Delivery folders (Argo CD, Flux, …): what is added, changed and removed, by kind and name. */

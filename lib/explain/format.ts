@@ -16,6 +16,8 @@
  *                                        path: local|same network|via gateways } ] } ],
  *                 policies: [ { name, object, kind, tier, tierPriority, priority, appliesTo,
  *                               ingressRules[], egressRules[], tiedWith[] } ],   // in evaluation order
+ *                 ownership: { labelled, command,                 // null for a cluster without a bundle
+ *                              shared: [ { object, labelled, with } ] } | null,
  *                 memberControllerConfig: { configMap: "ns/antrea-mc-controller-config",
  *                     key: "controller_manager_config.yaml", renderedBy: clusterset|antrea-install,
  *                     content } | null,                 // members only
@@ -33,6 +35,7 @@ import { literalText, type Decision } from './conditions';
 import { exportGraphMermaid } from './mermaid';
 import type { Plan } from '../plan';
 import { OTHER_NAMESPACE, portLabel, type Reachability } from './reachability';
+import type { ClusterOwnership } from './ownership';
 import type { ClusterReport, ExplainReport } from './report';
 
 /** Output formats of `clusterset explain`. */
@@ -175,6 +178,15 @@ function policyLine(p: ClusterReport['policies'][number], i: number): string {
   return `${i + 1}. Tier ${p.tier} (${p.tierPriority}), priority ${p.priority}: ${p.kind} policy ${p.name} as ${p.object}, applies to ${p.appliesTo}${tie}`;
 }
 
+/** The ownership section's lines, unindented: what carries our labels, how to list it, what is shared. */
+function ownershipLines(o: ClusterOwnership): { head: string; command: string; shared: string[] } {
+  return {
+    head: `${o.labelled} object${o.labelled === 1 ? '' : 's'} carry clusterset's labels; list them with`,
+    command: o.command,
+    shared: o.shared.map((x) => `${x.object}${x.labelled ? '' : ' (no labels)'}: ${x.with}`),
+  };
+}
+
 function summaryLines(r: ExplainReport): string[] {
   const s = r.summary;
   return [
@@ -195,7 +207,7 @@ function pad(cells: readonly string[], widths: readonly number[]): string {
  * What a member's bundle relies on and who provides it: the exported Services' Namespaces and
  * Antrea's member controller config, printed in full when Antrea's install must ship it.
  */
-function ownershipText(c: ClusterReport): { lines: string[]; config?: string } {
+function othersProvide(c: ClusterReport): { lines: string[]; config?: string } {
   const lines: string[] = [];
   const ns = c.serviceNamespaces;
   if (ns && ns.forExports.length + ns.forImports.length > 0) {
@@ -254,7 +266,12 @@ function text(r: ExplainReport): string {
         if (p.egressRules.length > 0) out.push(`       egress: ${p.egressRules.join(', ')}`);
       });
     }
-    const own = ownershipText(c);
+    if (c.ownership !== null) {
+      const o = ownershipLines(c.ownership);
+      out.push(`  ownership: ${o.head}`, `    ${o.command}`);
+      if (o.shared.length > 0) out.push('  shared with another owner:', ...o.shared.map((l) => `    ${l}`));
+    }
+    const own = othersProvide(c);
     for (const l of own.lines) out.push(`  ${l}`);
     if (own.config !== undefined) for (const l of own.config.trimEnd().split('\n')) out.push(`    ${l}`);
     out.push('');
@@ -320,7 +337,13 @@ function markdown(r: ExplainReport, plan: Plan): string {
       });
       out.push('');
     }
-    const own = ownershipText(c);
+    if (c.ownership !== null) {
+      const o = ownershipLines(c.ownership);
+      out.push(`Ownership: ${o.head}`, '', '```sh', o.command, '```', '');
+      if (o.shared.length > 0)
+        out.push('Shared with another owner:', '', ...o.shared.map((l) => `- ${l}`), '');
+    }
+    const own = othersProvide(c);
     for (const l of own.lines) out.push(`- ${l}`);
     if (own.lines.length > 0) out.push('');
     if (own.config !== undefined) out.push('```yaml', own.config.trimEnd(), '```', '');

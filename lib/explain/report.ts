@@ -1,7 +1,9 @@
 /**
  * The explain report: for each cluster, its role, network and endpoint type, what it exports, what
- * it imports and from where, and which policies are in force there in Antrea's evaluation order;
- * for the set, a summary and the reachability table. Pure: a function of the plan.
+ * it imports and from where, which policies are in force there in Antrea's evaluation order, and
+ * which objects of its bundle are ours and which are shared with another owner (ownership.ts); for
+ * the set, a summary and the reachability table. Pure: a function of the plan (and of the bundles
+ * it renders).
  *
  * Import facts (antrea-mc.md §c.3): every member imports every exported Service, its own exports
  * included, as Service `antrea-mc-<name>` (plus a ServiceImport `<name>`) in the Service's
@@ -10,11 +12,13 @@
  * goes through the Multi-cluster Gateways of both clusters. A leader that is not a member imports
  * nothing and holds no policies.
  */
-import { MEMBER_CONFIG_KEY, MEMBER_CONFIG_NAME, memberConfigText } from '../antrea-member-config';
+import { MEMBER_CONFIG_KEY, memberConfigText } from '../antrea-member-config';
 import { cmp } from '../diagnostics';
 import type { EndpointIPType } from '../model';
-import { memberImportName } from '../names';
+import { MEMBER_CONTROLLER_CONFIG, memberImportName } from '../names';
 import { serviceNamespacesIn, type Plan, type PlannedCluster } from '../plan';
+import { render, type Bundles } from '../render';
+import { clusterOwnership, type ClusterOwnership } from './ownership';
 import { describeAppliedTo, policiesIn } from './policies';
 import { portLabel, reachability, tableNamespaces, type Reachability } from './reachability';
 
@@ -107,6 +111,8 @@ export interface ClusterReport {
   readonly memberControllerConfig: MemberControllerConfigEntry | null;
   /** Members only (null otherwise). */
   readonly serviceNamespaces: ServiceNamespacesEntry | null;
+  /** What of its bundle is ours and what is shared with another owner; null: it has no bundle. */
+  readonly ownership: ClusterOwnership | null;
 }
 
 /** Counts over the whole set. */
@@ -156,7 +162,7 @@ function ruleLine(r: { name?: string; action: string }, i: number): string {
   return `${r.name ?? `#${i + 1}`} (${r.action})`;
 }
 
-function clusterReport(plan: Plan, c: PlannedCluster): ClusterReport {
+function clusterReport(plan: Plan, c: PlannedCluster, bundles: Bundles): ClusterReport {
   const memberIds = plan.members.map((m) => m.id);
   const exports = (plan.exportsByMember.get(c.id) ?? []).map((s) => ({
     service: `${s.namespace}/${s.name}`,
@@ -202,7 +208,7 @@ function clusterReport(plan: Plan, c: PlannedCluster): ClusterReport {
     policies,
     memberControllerConfig: c.isMember
       ? {
-          configMap: `${plan.memberNamespace}/${MEMBER_CONFIG_NAME}`,
+          configMap: `${plan.memberNamespace}/${MEMBER_CONTROLLER_CONFIG}`,
           key: MEMBER_CONFIG_KEY,
           renderedBy: plan.takeOver.memberControllerConfig ? 'clusterset' : 'antrea-install',
           content: memberConfigText(c),
@@ -215,6 +221,7 @@ function clusterReport(plan: Plan, c: PlannedCluster): ClusterReport {
           forImports: needed.filter((n) => !exportedIn.has(n)),
         }
       : null,
+    ownership: bundles.has(c.id) ? clusterOwnership(plan.clusterSetId, c.id, bundles.get(c.id)!) : null,
   };
 }
 
@@ -231,9 +238,11 @@ export function explain(plan: Plan, options: { readonly cluster?: string } = {})
   }
   const table = reachability(plan, options);
   const count = (v: Reachability['verdict']) => table.filter((r) => r.verdict === v).length;
+  // The bundles, for what in each is ours (render is as pure as the plan).
+  const bundles = render(plan);
   const clusters = plan.clusters
     .filter((c) => options.cluster === undefined || c.id === options.cluster)
-    .map((c) => clusterReport(plan, c));
+    .map((c) => clusterReport(plan, c, bundles));
   return {
     clusterSetId: plan.clusterSetId,
     leader: plan.leader.id,

@@ -14,6 +14,7 @@ import { SYNC_WAVE, WAVE_NAMESPACES, meta, put, type Sink } from './util';
 export function groupsNeeded(
   policies: readonly PlannedPolicy[],
   groups: readonly ClusterGroupProps[],
+  namesOf: (p: PlannedPolicy) => readonly string[] = groupsOf,
 ): ClusterGroupProps[] {
   const byName = new Map(groups.map((g) => [g.name, g]));
   const needed = new Set<string>();
@@ -22,7 +23,7 @@ export function groupsNeeded(
     needed.add(name);
     for (const child of byName.get(name)?.childGroups ?? []) visit(child);
   };
-  for (const p of policies) for (const g of groupsOf(p)) visit(g);
+  for (const p of policies) for (const g of namesOf(p)) visit(g);
   return groups.filter((g) => needed.has(g.name));
 }
 

@@ -5,7 +5,14 @@
  * multi-chart synth is quadratic in charts, its file naming loses objects, and building and
  * resolving constructs was half of the render stage.
  */
-import { memberOwnNamespaces, serviceNamespacesIn, type Plan, type PlannedCluster } from '../plan';
+import { groupsOf } from '../policy';
+import {
+  memberOwnNamespaces,
+  serviceNamespacesIn,
+  type Plan,
+  type PlannedCluster,
+  type PlannedPolicy,
+} from '../plan';
 import {
   renderCompiledImportsPolicy,
   renderMemberWritesPolicy,
@@ -60,14 +67,25 @@ function renderLeader(chart: Sink, plan: Plan): void {
 }
 
 /**
- * Objects that are the same in every bundle that holds them (CRDs, Namespaces, Tiers, ClusterGroups,
- * stretched policies): each rendered once per compile and shared, not rebuilt per member, so render
+ * Objects that are the same in every bundle that holds them (CRDs, Namespaces, ServiceExports, Tiers,
+ * ClusterGroups, stretched policies): each rendered once per compile and shared, not rebuilt per member, so render
  * is linear in the model; the emitter and the validator, which key their work on the object, then
  * handle each once too.
  */
 class Shared {
   private readonly memo = new Map<string, readonly K8sObject[]>();
+  private readonly groupNames = new Map<PlannedPolicy, readonly string[]>();
   constructor(private readonly clusterSetId: string) {}
+
+  /** `groupsOf(p)`, once per policy: every member asks for the baseline policies' groups. */
+  readonly groupsOf = (p: PlannedPolicy): readonly string[] => {
+    let names = this.groupNames.get(p);
+    if (!names) {
+      names = groupsOf(p);
+      this.groupNames.set(p, names);
+    }
+    return names;
+  };
 
   objects(key: string, build: (sink: Sink) => void): readonly K8sObject[] {
     let objects = this.memo.get(key);
@@ -97,12 +115,13 @@ function renderMember(chart: Sink, plan: Plan, member: PlannedCluster, shared: S
   if (plan.externalSecrets) renderMemberExternalSecret(chart, plan, member);
   if (plan.takeOver.memberControllerConfig) renderMemberConfig(chart, plan, member);
   renderClusterIdentity(chart, plan, member);
-  for (const s of plan.exportsByMember.get(member.id) ?? []) renderServiceExport(chart, s);
+  for (const s of plan.exportsByMember.get(member.id) ?? [])
+    add(`ServiceExport/${s.namespace}/${s.name}`, (sink) => renderServiceExport(sink, s));
   const stretched = plan.stretchedByMember.get(member.id) ?? [];
   const tiers = new Set([...plan.baselinePolicies, ...stretched].map((p) => p.tier));
   const memberTiers = plan.tiers.filter((t) => tiers.has(t.name));
   for (const t of memberTiers) add(`Tier/${t.name}`, (s) => renderTier(s, t));
-  for (const g of groupsNeeded([...plan.baselinePolicies, ...stretched], plan.clusterGroups))
+  for (const g of groupsNeeded([...plan.baselinePolicies, ...stretched], plan.clusterGroups, shared.groupsOf))
     add(`ClusterGroup/${g.name}`, (s) => renderClusterGroup(s, g));
   for (const p of stretched) add(`ClusterNetworkPolicy/${p.name}`, (s) => renderStretchedPolicy(s, p));
   renderMemberControllerRestart(chart, plan, member, memberTiers);

@@ -5,7 +5,8 @@
  * two owners of one object fight. Taken over, it replaces the install's copy and is never pruned.
  */
 import { k8s } from 'cdk8s-plus-33';
-import { MEMBER_CONFIG_KEY, MEMBER_CONFIG_NAME, memberConfigText } from '../antrea-member-config';
+import { MEMBER_CONFIG_KEY, memberConfigText } from '../antrea-member-config';
+import { MEMBER_CONTROLLER_CONFIG } from '../names';
 import type { Plan, PlannedCluster } from '../plan';
 import { NEVER_PRUNE } from './namespaces';
 import { meta, put, type Sink } from './util';
@@ -13,7 +14,7 @@ import { meta, put, type Sink } from './util';
 export function renderMemberConfig(scope: Sink, plan: Plan, cluster: PlannedCluster): void {
   put(scope, k8s.KubeConfigMap, {
     // Antrea's install ships this ConfigMap too: never deleted, whatever happens to the bundle.
-    metadata: meta(MEMBER_CONFIG_NAME, plan.memberNamespace, { annotations: { ...NEVER_PRUNE } }),
+    metadata: meta(MEMBER_CONTROLLER_CONFIG, plan.memberNamespace, { annotations: { ...NEVER_PRUNE } }),
     data: { [MEMBER_CONFIG_KEY]: memberConfigText(cluster) },
   });
 }

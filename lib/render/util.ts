@@ -1,5 +1,6 @@
 /** Helpers shared by the render modules. */
 import type { ApiObjectMetadata } from 'cdk8s';
+import { MEMBER_CONTROLLER_CONFIG, MEMBER_CONTROLLER_DEPLOYMENT } from '../names';
 import type { K8sObject } from './index';
 
 /**
@@ -59,6 +60,39 @@ export function withOwnership<
       },
     };
   });
+}
+
+/** An object as rendered or as read back from out/: only what {@link sharedWith} looks at. */
+export interface OwnedObject {
+  readonly kind: string;
+  readonly metadata: { readonly name: string; readonly annotations?: unknown };
+}
+
+/**
+ * Who else owns a rendered object, or undefined when it is clusterset's alone. The one place that
+ * says it (explain and diff show it):
+ * - Antrea's member controller Deployment: a partial object (PARTIAL_OBJECT), only a few
+ *   annotations of which are ours (Argo CD applies them; Flux never applies it, flux.ts); it
+ *   carries no ownership labels.
+ * - Antrea's member controller ConfigMap, when the model takes it over: Antrea's member manifest
+ *   ships it too.
+ * - A Namespace a member bundle brings, which delivery never prunes (render/namespaces.ts
+ *   NEVER_PRUNE): an exported Service's when the model takes them over, where its application runs,
+ *   or a custom member namespace, where Antrea's install put its member controller.
+ */
+export function sharedWith(o: OwnedObject): string | undefined {
+  const a = o.metadata.annotations;
+  const annotations = typeof a === 'object' && a !== null ? (a as Readonly<Record<string, unknown>>) : {};
+  if (
+    annotations[PARTIAL_OBJECT] !== undefined ||
+    (o.kind === 'Deployment' && o.metadata.name === MEMBER_CONTROLLER_DEPLOYMENT)
+  )
+    return "Antrea's member install; clusterset only patches annotations (under Argo CD)";
+  if (o.kind === 'ConfigMap' && o.metadata.name === MEMBER_CONTROLLER_CONFIG)
+    return "Antrea's member install, which ships it too";
+  if (o.kind === 'Namespace' && annotations['kustomize.toolkit.fluxcd.io/prune'] === 'disabled')
+    return 'the teams whose workloads run in it';
+  return undefined;
 }
 
 /**

@@ -1,20 +1,32 @@
 /**
  * Typical edits of a ClusterSet for the diff tests: each starts from `policiesModel` (leader `hub`,
  * members `east` and `west`, `shop/cart` exported from both, a baseline policy, a stretched policy
- * on `east`), delivered by Argo CD and Flux when the edit says so, and changes one thing, as a pull
- * request would.
+ * on `east`), with what the edit's `base` adds on both sides (delivery by Argo CD and Flux, say), and
+ * changes one thing, as a pull request would.
  */
 import type { ClusterSetProps } from '../../lib/model';
 import { cluster, policiesModel, service, type ModelDraft } from '../helpers/models';
 
+/** The base model delivered by Argo CD and Flux, managed from `hub`. */
+function delivered(m: ModelDraft): void {
+  m.delivery = {
+    repoURL: 'https://git.example.com/gitops.git',
+    managementCluster: 'hub',
+    argocd: {},
+    flux: {},
+  };
+}
+
 /** One edit: its name (also the golden folder) and what it does to a fresh base model. */
 export interface Edit {
   readonly name: string;
+  /** What the edit starts from, on top of `policiesModel`, on both sides. */
+  readonly base?: (m: ModelDraft) => void;
   readonly edit: (m: ModelDraft) => void;
   /** The clusters whose bundles the edit must touch, sorted. */
   readonly touched: readonly string[];
-  /** The base model is delivered by Argo CD and Flux (managed from `hub`). */
-  readonly delivered?: boolean;
+  /** What its PR comment (markdown) must say whatever the golden holds: a reviewer's checklist. */
+  readonly mustSay?: readonly RegExp[];
 }
 
 export const EDITS: readonly Edit[] = [
@@ -25,6 +37,46 @@ export const EDITS: readonly Edit[] = [
       m.members.push('north');
     },
     touched: ['hub', 'north'],
+  },
+  {
+    // The pull request a platform team reviews most: a member joins, here on a network of its own,
+    // with both delivery tools in the model and the members' gateway Nodes declared.
+    name: 'add-member-delivery',
+    base: (m) => {
+      m.delivery = {
+        repoURL: 'https://git.example.com/platform/gitops.git',
+        managementCluster: 'hub',
+        argocd: {},
+        flux: {},
+      };
+      m.clusters = [
+        cluster('hub', 0, { network: 'dc1' }),
+        cluster('east', 1, {
+          network: 'dc1',
+          enableStretchedNetworkPolicy: true,
+          gateway: { nodes: [{ name: 'east-gw-0' }] },
+        }),
+        cluster('west', 2, { network: 'dc1', gateway: { nodes: [{ name: 'west-gw-0' }] } }),
+      ];
+    },
+    edit: (m) => {
+      m.clusters.push(
+        cluster('north', 3, {
+          network: 'dc2',
+          gateway: { nodes: [{ name: 'north-gw-0', ip: '192.0.2.30' }, { name: 'north-gw-1' }] },
+        }),
+      );
+      m.members.push('north');
+    },
+    touched: ['hub', 'north'],
+    mustSay: [
+      /#### After merge\n\n- \[ \] re-apply the AppProject in the management cluster: `kubectl apply -k out\/argocd`/,
+      /- \[ \] register north with Argo CD as `https:\/\/north\.example\.com:6443`: `argocd cluster add <north> --name north`\n/,
+      /- \[ \] give Flux north's kubeconfig, in the management cluster: `kubectl -n flux-system create secret generic north-kubeconfig --from-file=value=north\.kubeconfig`\n/,
+      /- \[ \] copy north's token .*`npx clusterset token north --leader-context <hub> --member-context <north>`\n/,
+      /- \[ \] annotate north's gateway Nodes \(it is on network dc2 .*`kubectl --context <north> annotate node north-gw-1 multicluster\.antrea\.io\/gateway=true` and `kubectl --context <north> annotate node north-gw-0 multicluster\.antrea\.io\/gateway=true multicluster\.antrea\.io\/gateway-ip=192\.0\.2\.30`\n/,
+      /- \[ \] annotate east's gateway Nodes unless they already are .*`kubectl --context <east> annotate node east-gw-0 multicluster\.antrea\.io\/gateway=true`\n/,
+    ],
   },
   {
     name: 'export-service',
@@ -40,6 +92,10 @@ export const EDITS: readonly Edit[] = [
       m.services![0]!.ports[0]!.port = 9090;
     },
     touched: ['hub'],
+    mustSay: [
+      /#### Breaking\n\n- :warning: Service shop\/cart: ports http 8080\/TCP → http 9090\/TCP\. Change the Service in east and west to match/,
+      /Clients follow too: shop\/antrea-mc-cart in every member no longer serves http 8080\/TCP\n/,
+    ],
   },
   {
     name: 'remove-baseline-policy',
@@ -50,7 +106,7 @@ export const EDITS: readonly Edit[] = [
   },
   {
     name: 'remove-member',
-    delivered: true,
+    base: delivered,
     edit: (m) => {
       m.members = m.members.filter((id) => id !== 'west');
       m.clusters = m.clusters.filter((c) => c.id !== 'west');
@@ -91,7 +147,7 @@ export const EDITS: readonly Edit[] = [
     // Day 2: a new Tier and a baseline policy in it; Argo CD restarts each member's controller by
     // itself, under Flux a person does (After merge).
     name: 'new-tier-delivered',
-    delivered: true,
+    base: delivered,
     edit: (m) => {
       m.tiers!.push({ name: 'mc-day2', priority: 150 });
       m.baselinePolicies!.push({ ...m.baselinePolicies![0]!, name: 'day2-guard', tier: 'mc-day2' });
@@ -104,13 +160,7 @@ export const EDITS: readonly Edit[] = [
 export function beforeAfter(e: Edit): { before: ClusterSetProps; after: ClusterSetProps } {
   const base = (): ModelDraft => {
     const m = policiesModel();
-    if (e.delivered)
-      m.delivery = {
-        repoURL: 'https://git.example.com/gitops.git',
-        managementCluster: 'hub',
-        argocd: {},
-        flux: {},
-      };
+    e.base?.(m);
     return m;
   };
   const after = base();

@@ -1,12 +1,13 @@
 /**
  * Golden diffs of typical edits (test/diff/edits.ts): for each, the text, markdown and JSON output
  * of `clusterset diff` equal `test/diff/expected/<edit>/` (`UPDATE_GOLDEN=1` rewrites them; review
- * the diff like code), and the summary names exactly the clusters the edit touches.
+ * the diff like code), the summary names exactly the clusters the edit touches, and the comment
+ * says what the edit's `mustSay` lists (the steps and breaking changes a reviewer must see).
  */
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { compile } from '../../lib/compile';
+import { compile, type CompileResult } from '../../lib/compile';
 import { formatDiagnostic } from '../../lib/diagnostics';
 import { diffTrees, formatJson, formatMarkdown, formatText, impact } from '../../lib/diff';
 import { matchGolden } from '../helpers/golden';
@@ -15,19 +16,19 @@ import { EDITS, beforeAfter } from './edits';
 const EXPECTED = path.join(__dirname, 'expected');
 const LABELS = { before: 'out/', after: 'clusterset.ts' };
 
-function files(model: unknown): ReadonlyMap<string, string> {
+function compiled(model: unknown): CompileResult {
   const r = compile(model);
   assert.equal(r.diagnostics.map(formatDiagnostic), [], 'the model compiles');
-  return r.files;
+  return r;
 }
 
 for (const e of EDITS) {
   test(`GIVEN edit ${e.name} WHEN diffed THEN text, markdown and json equal test/diff/expected/${e.name}/`, () => {
     const { before, after } = beforeAfter(e);
-    const b = files(before);
-    const a = files(after);
+    const b = compiled(before).files;
+    const { files: a, plan } = compiled(after);
     const d = diffTrees(b, a);
-    const i = impact(b, a, d);
+    const i = impact(b, a, d, plan);
     const problems = matchGolden(
       new Map([
         ['diff.txt', formatText(d, i, LABELS)],
@@ -44,6 +45,7 @@ for (const e of EDITS) {
     const md = formatMarkdown(d, i, LABELS);
     assert.match(md, new RegExp(`^### clusterset diff: ${e.touched.length} of \\d+ clusters touched`));
     for (const c of e.touched) assert.match(md, `\`clusters/${c}`);
+    for (const r of e.mustSay ?? []) assert.match(md, r);
   });
 }
 

@@ -158,8 +158,14 @@ test('GIVEN a fleet-wide change WHEN rendered as markdown THEN it stays under th
   assert.ok(all.length <= GITHUB_COMMENT_LIMIT, `${all.length} characters`);
   assert.match(all, /^### clusterset diff: 30 of 30 clusters touched/);
   assert.match(all, /Details cut .*\d+ bundles \(/);
-  assert.match(all, /_812 flows between clusters change: too many to draw; the summary above lists them\._/);
-  assert.match(md, /_No flow between clusters changes; the ClusterSet is too big to draw whole\._/);
+  assert.match(
+    all,
+    /_Picture left out: 39,200 flows \(a Service from one member to another\) on 812 arrows change, too many to draw \(the ClusterSet has 39,200 flows in all\); the summary above lists the changes\._/,
+  );
+  assert.match(
+    md,
+    /_Picture left out: the ClusterSet has 39,200 flows \(a Service from one member to another\) on 812 arrows, too many to draw, and none of them changes\._/,
+  );
 });
 
 test('GIVEN delivery objects and token references THEN the summary names them and their bundles', () => {
@@ -216,7 +222,7 @@ test('GIVEN a third member joined WHEN a change touches the first two THEN they 
   assert.is(phrase(new Set(before), [before, before]), 'both members');
 });
 
-test('GIVEN delivery by Argo CD and Flux WHEN a member joins THEN the after-merge block lists its token, its Argo CD registration and its Flux kubeconfig Secret', () => {
+test('GIVEN delivery by Argo CD and Flux WHEN a member joins THEN the after-merge block lists the AppProject, its Argo CD registration, its Flux kubeconfig Secret, its token and its controller settings, in that order; leaving, what each tool deletes', () => {
   const a = policiesModel();
   a.delivery = {
     repoURL: 'https://git.example.com/gitops.git',
@@ -230,19 +236,23 @@ test('GIVEN delivery by Argo CD and Flux WHEN a member joins THEN the after-merg
   const d = diffTrees(files(a), files(b));
   const steps = impact(files(a), files(b), d).afterMerge.steps;
   assert.equal(steps.length, 5, steps.join('\n'));
-  assert.match(steps[0]!, /npx clusterset token north/);
+  assert.match(
+    steps[0]!,
+    /re-apply the AppProject in the management cluster: `kubectl apply -k out\/argocd`/,
+  );
   assert.match(steps[1]!, /register north with Argo CD as `https:\/\/north\.example\.com:6443`/);
   assert.match(
     steps[2]!,
     /kubectl -n flux-system create secret generic north-kubeconfig --from-file=value=north\.kubeconfig/,
   );
+  assert.match(steps[3]!, /npx clusterset token north --leader-context <hub> --member-context <north>/);
   // Antrea's install owns the new member's controller config (no takeOver): it must get the settings.
-  assert.match(steps[3]!, /^update Antrea's member controller config in north: .*explain --cluster north/);
+  assert.match(steps[4]!, /^update Antrea's member controller config in north: .*explain --cluster north/);
   const md = formatMarkdown(d, impact(files(a), files(b), d), LABELS);
-  assert.match(md, /#### After merge\n\n- \[ \] copy north's token/);
+  assert.match(md, /#### After merge\n\n- \[ \] re-apply the AppProject/);
   assert.match(
     md,
-    /`npx clusterset token north --leader-context <leader> --member-context <north>`/,
+    /`npx clusterset token north --leader-context <hub> --member-context <north>`/,
     'commands stay code',
   );
 
@@ -333,7 +343,7 @@ test("GIVEN Antrea's install owns the member controller config (the default) WHE
   );
   assert.equal(i.touched, ['west']);
   assert.equal(i.afterMerge.steps, [
-    "update Antrea's member controller config in west: ConfigMap kube-system/antrea-mc-controller-config, key controller_manager_config.yaml, in Antrea's install, as `npx clusterset explain --cluster west` prints it; then restart the controller, which reads it only at start: `kubectl -n kube-system rollout restart deployment antrea-mc-controller`",
+    "update Antrea's member controller config in west: ConfigMap kube-system/antrea-mc-controller-config, key controller_manager_config.yaml, in Antrea's install, as `npx clusterset explain --cluster west` prints it; then restart the controller, which reads it only at start: `kubectl --context <west> -n kube-system rollout restart deployment antrea-mc-controller`",
   ]);
 });
 
@@ -459,6 +469,101 @@ test('GIVEN Flux delivers and takeOver.memberControllerConfig WHEN a setting cha
   assert.equal(impact(files(a), files(b)).afterMerge.steps, [
     "restart Antrea's member controller in west where Flux delivers it (its settings changed; Flux does not apply the restart object), once Flux has applied its Kustomizations: `kubectl --context <west> -n kube-system rollout restart deployment antrea-mc-controller`",
   ]);
+});
+
+test('GIVEN External Secrets WHEN a member joins THEN the token step says what the leader and the member need, never `clusterset token`', () => {
+  const a = policiesModel();
+  a.secrets = {
+    externalSecrets: {
+      leaderCA: { configMap: { name: 'leader-ca' } },
+      auth: { serviceAccount: { name: 'token-reader' } },
+      leaderUsername: 'oidc:{cluster}:token-reader',
+    },
+  };
+  const b = structuredClone(a);
+  b.clusters.push(cluster('north', 3));
+  b.members.push('north');
+  const steps = impact(files(a), files(b)).afterMerge.steps;
+  assert.equal(
+    steps,
+    [
+      "north's token comes by External Secrets (ExternalSecret kube-system/antrea-mc-leader-token): the leader (hub) must authenticate north's ServiceAccount kube-system/token-reader as `oidc:north:token-reader` (a JWT authenticator in its AuthenticationConfiguration that trusts north's ServiceAccount issuer)",
+      "create ConfigMap kube-system/leader-ca in north with the leader's CA certificate under key `ca.crt`",
+      // Antrea's install owns north's member controller config (no takeOver).
+      "update Antrea's member controller config in north: ConfigMap kube-system/antrea-mc-controller-config, key controller_manager_config.yaml, in Antrea's install, as `npx clusterset explain --cluster north` prints it; then restart the controller, which reads it only at start: `kubectl --context <north> -n kube-system rollout restart deployment antrea-mc-controller`",
+    ],
+    steps.join('\n'),
+  );
+
+  const t = structuredClone(a);
+  t.secrets!.externalSecrets!.auth = { tokenSecret: { name: 'leader-bearer' } };
+  const u = structuredClone(t);
+  u.clusters.push(cluster('north', 3));
+  u.members.push('north');
+  const bearer = impact(files(t), files(u)).afterMerge.steps;
+  assert.match(
+    bearer[0]!,
+    /^north's token comes by External Secrets \(ExternalSecret kube-system\/antrea-mc-leader-token\): create Secret kube-system\/leader-bearer in north, key `token`: a leader bearer token for `oidc:north:token-reader`$/,
+  );
+});
+
+test('GIVEN members on one network WHEN a member joins on another THEN every member that starts exchanging Services across networks gets a gateway step, with the Nodes of the model', () => {
+  const a = policiesModel();
+  a.clusters = [
+    cluster('hub', 0),
+    cluster('east', 1, {
+      enableStretchedNetworkPolicy: true,
+      gateway: { nodes: [{ name: 'e-0' }, { name: 'e-1' }] },
+    }),
+    cluster('west', 2, { gateway: { nodes: [{ name: 'w-0', ip: '192.0.2.2' }] } }),
+  ];
+  const b = structuredClone(a);
+  b.clusters.push(cluster('north', 3, { network: 'far', gateway: { nodes: [{ name: 'n-0' }] } }));
+  b.members.push('north');
+  const after = compile(b);
+  const steps = impact(files(a), after.files, undefined, after.plan).afterMerge.steps;
+  // After the token; before the update of north's member controller config (no takeOver).
+  assert.equal(steps.slice(1, -1), [
+    "annotate north's gateway Nodes (it is on network far and exchanges Services with the default network): `kubectl --context <north> annotate node n-0 multicluster.antrea.io/gateway=true`",
+    "annotate east's gateway Nodes unless they already are (it is on the default network and now exchanges Services with network far): `kubectl --context <east> annotate node e-0 e-1 multicluster.antrea.io/gateway=true`",
+    "annotate west's gateway Nodes unless they already are (it is on the default network and now exchanges Services with network far): `kubectl --context <west> annotate node w-0 multicluster.antrea.io/gateway=true multicluster.antrea.io/gateway-ip=192.0.2.2`",
+  ]);
+  // Without the plan (out/ against out/), the Nodes are not known: the step says where they are.
+  const blind = impact(files(a), after.files).afterMerge.steps;
+  assert.match(
+    blind[1]!,
+    /`kubectl --context <north> annotate node <node> multicluster.antrea.io\/gateway=true` for each Node the model lists in gateway.nodes$/,
+  );
+
+  // Joining the same network, or a change that keeps the networks, asks for no gateway.
+  const same = structuredClone(a);
+  same.clusters.push(cluster('north', 3));
+  same.members.push('north');
+  assert.not.ok(impact(files(a), files(same)).afterMerge.steps.some((l) => l.includes('gateway')));
+  // A member that moves to a network of its own: it and the others start exchanging across.
+  const moved = structuredClone(a);
+  moved.clusters[2]!.network = 'far';
+  assert.equal(
+    impact(files(a), files(moved)).afterMerge.steps.map((l) => l.split(' (')[0]),
+    [
+      "annotate east's gateway Nodes unless they already are",
+      "annotate west's gateway Nodes unless they already are",
+    ],
+  );
+});
+
+test('GIVEN delivery from another path of the repository THEN the AppProject step applies that path', () => {
+  const a = policiesModel();
+  a.delivery = {
+    repoURL: 'https://git.example.com/gitops.git',
+    managementCluster: 'hub',
+    path: 'deploy/set',
+  };
+  const b = structuredClone(a);
+  b.clusters.push(cluster('north', 3));
+  b.members.push('north');
+  const steps = impact(files(a), files(b)).afterMerge.steps;
+  assert.match(steps[0]!, /`kubectl apply -k deploy\/set\/argocd`/);
 });
 
 test.run();

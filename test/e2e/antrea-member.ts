@@ -15,8 +15,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MEMBER_CONFIG_KEY, MEMBER_CONFIG_NAME } from '../../lib/antrea-member-config';
-import { MEMBER_CONTROLLER_DEPLOYMENT } from '../../lib/names';
+import { MEMBER_CONFIG_KEY } from '../../lib/antrea-member-config';
+import { MEMBER_CONTROLLER_CONFIG, MEMBER_CONTROLLER_DEPLOYMENT } from '../../lib/names';
 import { serviceNamespacesIn, type Plan } from '../../lib/plan';
 import { usesClusterSetV1Alpha2 } from '../../lib/render/clusterset';
 import { loadYaml } from '../../lib/yaml';
@@ -62,7 +62,7 @@ export function antreaMemberConfigMap(namespace: string): Record<string, unknown
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { name: MEMBER_CONFIG_NAME, namespace, labels: { app: 'antrea' } },
+    metadata: { name: MEMBER_CONTROLLER_CONFIG, namespace, labels: { app: 'antrea' } },
     data: { [MEMBER_CONFIG_KEY]: ANTREA_DEFAULT_MEMBER_CONFIG },
   };
 }

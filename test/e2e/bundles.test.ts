@@ -7,11 +7,13 @@
 // applied first (from the vendored crds/), and its member controller Deployment (test/e2e/
 // antrea-member.ts), since a member bundle relies on them.
 
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compile } from '../../lib/compile';
+import { explain } from '../../lib/explain';
 import { loadModel } from '../../lib/load';
 import {
   announceFinalizer,
@@ -20,12 +22,13 @@ import {
   announceName,
   clusterInfoName,
   labelIdentityHash,
+  MEMBER_CONTROLLER_CONFIG,
   RESOURCE_EXPORT_FINALIZER,
   serviceImportName,
 } from '../../lib/names';
-import { MEMBER_CONFIG_KEY, MEMBER_CONFIG_NAME, memberConfigText } from '../../lib/antrea-member-config';
-import { explain } from '../../lib/explain';
+import { MEMBER_CONFIG_KEY, memberConfigText } from '../../lib/antrea-member-config';
 import { serviceNamespacesIn, type Plan } from '../../lib/plan';
+import { render } from '../../lib/render';
 import { EXPECTED_MEMBER_CONFIG_ANNOTATION } from '../../lib/render/member-restart';
 import { RECONCILER_CONFIG_NAME, RECONCILER_LEASE_NAME, RECONCILER_NAME } from '../../lib/render/reconciler';
 import type { Auth, Cluster } from '../kube/cluster';
@@ -94,7 +97,7 @@ async function ownershipProblems(plan: Plan, clusters: Map<string, Cluster>): Pr
     const cm = await readBack(cluster, {
       apiVersion: 'v1',
       kind: 'ConfigMap',
-      metadata: { name: MEMBER_CONFIG_NAME, namespace: ns },
+      metadata: { name: MEMBER_CONTROLLER_CONFIG, namespace: ns },
     });
     const deployment = await readBack(cluster, antreaMemberDeployment(ns) as KubeObject);
     const expected = deployment?.metadata.annotations?.[EXPECTED_MEMBER_CONFIG_ANNOTATION];
@@ -149,6 +152,8 @@ const admission = suite('leader admission and RBAC');
 
 interface Ctx {
   plan: Plan;
+  /** Every cluster of the case, by ID. */
+  clusters: Map<string, Cluster>;
   leader: Cluster;
   ns: string;
   /** Member ID → its real token, read from the Secret the controller manager filled. */
@@ -188,7 +193,7 @@ function context(): Promise<Ctx> {
     const reconcilerToken = (tr.json as { status?: { token?: string } } | undefined)?.status?.token;
     if (!reconcilerToken)
       throw new Error(`TokenRequest for ${RECONCILER_NAME}: HTTP ${tr.status} ${tr.body}`);
-    return { plan, leader, ns, tokens, reconcilerToken };
+    return { plan, clusters, leader, ns, tokens, reconcilerToken };
   })();
   return ctx;
 }
@@ -646,6 +651,40 @@ admission(
     );
     if (lease.status !== 200) wrong.push(`get its Lease: ${describe(lease)}`);
     assert.equal(wrong, []);
+  },
+);
+
+admission(
+  "GIVEN the minimal case applied WHEN each cluster runs the kubectl command explain prints THEN it lists exactly the bundle's objects that carry clusterset's labels",
+  async () => {
+    const c = await context();
+    const report = explain(c.plan);
+    const bundles = render(c.plan);
+    for (const [id, cluster] of c.clusters) {
+      const own = report.clusters.find((x) => x.id === id)!.ownership!;
+      const args = own.command.split(' ').slice(1);
+      assert.is(args.splice(0, 2).join(' '), `--context <${id}>`);
+      const out = execFileSync('kubectl', ['--kubeconfig', cluster.kubeconfigPath, ...args, '-o', 'name'], {
+        encoding: 'utf8',
+      });
+      const listed = out.split('\n').filter(Boolean).sort();
+      // What the bundle labels, spelled as `kubectl -o name` spells it: `<kind>.<group>/<name>`.
+      const expected = (bundles.get(id) ?? [])
+        .filter((o) => o.metadata.labels?.['app.kubernetes.io/part-of'] === c.plan.clusterSetId)
+        .map((o) => {
+          const group = o.apiVersion.includes('/')
+            ? `.${o.apiVersion.slice(0, o.apiVersion.lastIndexOf('/'))}`
+            : '';
+          return `${o.kind.toLowerCase()}${group}/${o.metadata.name}`;
+        })
+        .sort();
+      assert.equal(listed, expected, id);
+      assert.is(listed.length, own.labelled);
+      assert.not.ok(
+        listed.some((l) => l.startsWith('deployment.apps/antrea-mc-controller')),
+        "Antrea's Deployment is not listed",
+      );
+    }
   },
 );
 

@@ -12,7 +12,9 @@ import { exportGraphMermaid, mermaidId, mermaidLabel, renderExportGraph } from '
 import { policiesIn } from '../../lib/explain/policies';
 import type { ClusterSetProps } from '../../lib/model';
 import { memberConfigText } from '../../lib/antrea-member-config';
+import { compile } from '../../lib/compile';
 import { plan } from '../../lib/plan';
+import { loadYaml } from '../../lib/yaml';
 import { caseNames, loadCase, matchGolden } from '../helpers/golden';
 import { cluster, memberOf, minimalModel, planOf, service } from '../helpers/models';
 import { shuffleModel } from '../helpers/shuffle';
@@ -302,6 +304,60 @@ test('GIVEN edges marked added and removed and a cluster known only from an edge
       '',
     ].join('\n'),
   );
+});
+
+test('GIVEN the minimal model WHEN explained THEN each cluster says how many objects are ours, how to list them and what is shared', () => {
+  const m = minimalModel();
+  const files = compile(m).files;
+  const r = explain(planOf(m));
+  for (const c of r.clusters) {
+    const labelled = [...files]
+      .filter(([f]) => f.startsWith(`clusters/${c.id}/`) && !f.endsWith('kustomization.yaml'))
+      .map(([, text]) => loadYaml(text) as { kind: string; metadata: { labels?: Record<string, string> } })
+      .filter((o) => o.metadata.labels?.['app.kubernetes.io/part-of'] === 'test-set');
+    assert.is(c.ownership!.labelled, labelled.length, c.id);
+    assert.ok(
+      c.ownership!.command.startsWith(
+        `kubectl --context <${c.id}> get -A -l app.kubernetes.io/managed-by=clusterset,app.kubernetes.io/part-of=test-set `,
+      ),
+    );
+    for (const o of labelled)
+      assert.ok(c.ownership!.command.includes(o.kind.toLowerCase()), `${c.id}: ${o.kind}`);
+  }
+  const east = r.clusters.find((c) => c.id === 'east')!;
+  // Antrea's install keeps its ConfigMap and the teams their Namespaces (no takeOver).
+  assert.equal(
+    east.ownership!.shared.map((x) => `${x.object} ${x.labelled}`),
+    ['Deployment kube-system/antrea-mc-controller false'],
+  );
+  assert.equal(
+    r.clusters.find((c) => c.id === 'hub')!.ownership!.shared,
+    [],
+    "the leader's objects are ours alone",
+  );
+  const t = minimalModel();
+  t.takeOver = { memberControllerConfig: true, serviceNamespaces: true };
+  const taken = explain(planOf(t));
+  assert.equal(
+    taken.clusters.find((c) => c.id === 'east')!.ownership!.shared.map((x) => `${x.object} ${x.labelled}`),
+    [
+      'ConfigMap kube-system/antrea-mc-controller-config true',
+      'Deployment kube-system/antrea-mc-controller false',
+      'Namespace shop true',
+    ],
+  );
+  assert.match(
+    formatReport(taken, planOf(t), 'text'),
+    /\n {2}shared with another owner:\n {4}ConfigMap kube-system\/antrea-mc-controller-config: Antrea's member install, which ships it too\n {4}Deployment kube-system\/antrea-mc-controller \(no labels\): Antrea's member install; clusterset only patches annotations \(under Argo CD\)\n {4}Namespace shop: the teams whose workloads run in it/,
+  );
+});
+
+test('GIVEN a cluster of the model that is neither leader nor member THEN it has no bundle and no ownership', () => {
+  const m = minimalModel();
+  m.clusters.push(cluster('spare', 9));
+  const spare = explain(planOf(m), { cluster: 'spare' }).clusters[0]!;
+  assert.is(spare.role, 'unused');
+  assert.is(spare.ownership, null);
 });
 
 test.run();

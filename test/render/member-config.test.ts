@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MEMBER_CONFIG_KEY, MEMBER_CONFIG_NAME, memberConfig } from '../../lib/antrea-member-config';
+import { MEMBER_CONFIG_KEY, memberConfig } from '../../lib/antrea-member-config';
+import { MEMBER_CONTROLLER_CONFIG } from '../../lib/names';
 import { renderMemberConfig } from '../../lib/render/member-config';
 import { render } from '../../lib/render';
 import { validateObject } from '../../lib/validate';
@@ -40,7 +41,7 @@ test('GIVEN a member WHEN rendered THEN ConfigMap antrea-mc-controller-config in
       'kustomize.toolkit.fluxcd.io/prune': 'disabled',
     },
   });
-  assert.is(MEMBER_CONFIG_NAME, 'antrea-mc-controller-config');
+  assert.is(MEMBER_CONTROLLER_CONFIG, 'antrea-mc-controller-config');
   assert.equal(Object.keys(cm.data as object), ['controller_manager_config.yaml']);
   assert.equal(validateObject(cm, 'cm'), []);
 });
@@ -95,7 +96,9 @@ function configMapsIn(m: ModelDraft): Map<string, string[]> {
   for (const [id, objs] of render(planOf(m)))
     out.set(
       id,
-      objs.filter((o) => o.kind === 'ConfigMap' && o.metadata.name === MEMBER_CONFIG_NAME).map(() => id),
+      objs
+        .filter((o) => o.kind === 'ConfigMap' && o.metadata.name === MEMBER_CONTROLLER_CONFIG)
+        .map(() => id),
     );
   return out;
 }

@@ -2,7 +2,7 @@
  * Every object clusterset renders says it is ours (`app.kubernetes.io/managed-by: clusterset`,
  * `app.kubernetes.io/part-of: <ClusterSet ID>`), in every golden case and the example, bundles and
  * delivery objects alike; the one partial object (fields applied onto Antrea's own Deployment) does
- * not, since the object is Antrea's.
+ * not, since the object is Antrea's. `sharedWith` names exactly the objects another owner has too.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -10,6 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compile } from '../../lib/compile';
 import { loadModel } from '../../lib/load';
+import { sharedWith, PARTIAL_OBJECT } from '../../lib/render/util';
 import { loadYaml } from '../../lib/yaml';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -40,5 +41,60 @@ for (const file of [path.join(root, 'clusterset.ts'), ...cases]) {
     assert.ok(objects > 10);
   });
 }
+
+for (const file of [path.join(root, 'clusterset.ts'), ...cases]) {
+  test(`GIVEN ${path.relative(root, file)} WHEN compiled THEN sharedWith names Antrea's member controller Deployment and ConfigMap and the Namespaces of member bundles, nothing else`, () => {
+    const r = compile(loadModel(file));
+    const leaderNamespace = r.plan!.leaderNamespace;
+    const members = new Set(r.plan!.members.map((m) => m.id));
+    const shared: string[] = [];
+    const expected: string[] = [];
+    for (const [rel, text] of r.files) {
+      if (!rel.endsWith('.yaml') || rel.endsWith('kustomization.yaml')) continue;
+      const o = loadYaml(text) as { kind: string; metadata: { name: string; namespace?: string } };
+      const cluster = /^clusters\/([^/]+)\//.exec(rel)?.[1];
+      const id = `${cluster ?? rel} ${o.kind} ${o.metadata.name}`;
+      if (sharedWith(o) !== undefined) shared.push(id);
+      const member = cluster !== undefined && members.has(cluster);
+      if (
+        member &&
+        ((o.kind === 'Deployment' && o.metadata.name === 'antrea-mc-controller') ||
+          (o.kind === 'ConfigMap' && o.metadata.name === 'antrea-mc-controller-config') ||
+          (o.kind === 'Namespace' && o.metadata.name !== leaderNamespace))
+      )
+        expected.push(id);
+    }
+    assert.equal(shared, expected);
+    assert.ok(
+      shared.some((x) => x.includes(' Deployment antrea-mc-controller')),
+      'every member holds the partial Deployment',
+    );
+    // The ConfigMap and the exported Services' Namespaces only where the model takes them over.
+    const { takeOver } = r.plan!;
+    assert.is(
+      shared.some((x) => x.includes(' ConfigMap ')),
+      takeOver.memberControllerConfig,
+      'the ConfigMap',
+    );
+    if (takeOver.serviceNamespaces)
+      assert.ok(
+        shared.some((x) => x.includes(' Namespace ')),
+        'exported Services have Namespaces',
+      );
+  });
+}
+
+test('GIVEN the partial Deployment as a render module builds it (marked, before withOwnership) THEN it is shared too', () => {
+  const partial = {
+    kind: 'Deployment',
+    metadata: { name: 'other', annotations: { [PARTIAL_OBJECT]: 'true' } },
+  };
+  assert.match(sharedWith(partial)!, /^Antrea's member install/);
+  assert.is(sharedWith({ kind: 'Deployment', metadata: { name: 'other' } }), undefined);
+  assert.is(
+    sharedWith({ kind: 'Namespace', metadata: { name: 'antrea-multicluster', annotations: {} } }),
+    undefined,
+  );
+});
 
 test.run();
