@@ -127,7 +127,8 @@ export interface TakeOverProps {
   /**
    * Render Antrea's member controller settings, ConfigMap `antrea-mc-controller-config` (key
    * `controller_manager_config.yaml`) in the member namespace, into every member bundle, and
-   * restart the controller when they change (the partial Deployment's `clusterset/config-checksum`).
+   * restart the controller when they change (the partial Deployment's `clusterset/config-checksum`,
+   * applied by Argo CD; where Flux delivers, the PR comment lists the restart command).
    * Antrea's member manifest (`antrea-multicluster-member.yml`, or `antctl mc deploy
    * membercluster`) ships this ConfigMap too: drop it from that install before turning this on.
    *
