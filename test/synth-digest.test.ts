@@ -111,6 +111,11 @@ test('every edit of the example model, at every path, changes the digest', async
   const model = await loadModelFile(path.join(ROOT, 'clusterset.ts'));
   const base = compileDigest(model);
   assert.type(base, 'string');
+  assert.ok(encodeModel(model)!.startsWith('J'), 'the example takes the JSON path');
+  assert.ok(
+    encodeModel({ ...(model as object), extra: undefined })!.startsWith('E'),
+    'an undefined value takes the tagged path',
+  );
   assert.is(compileDigest(structuredClone(model)), base, 'a copy has the same digest');
   let n = 0;
   for (const m of mutations({ root: model })) {
