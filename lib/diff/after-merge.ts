@@ -18,12 +18,11 @@ import {
 } from '../names';
 import { CASCADE_FINALIZER, IN_CLUSTER_SERVER } from '../render/argocd';
 import {
-  ARGOCD_SYNC_OPTIONS,
   EXPECTED_MEMBER_CONFIG_ANNOTATION,
-  FLUX_PRUNE,
   MEMBER_CONFIG_CHECKSUM_ANNOTATION,
   TIERS_CHECKSUM_ANNOTATION,
 } from '../render/member-restart';
+import { ARGOCD_SYNC_OPTIONS, FLUX_PRUNE } from '../render/util';
 import { joinAnd, kindCounts } from './describe';
 import type { BundleDiff, DiffObject, ObjectChange, TreeDiff } from './tree';
 

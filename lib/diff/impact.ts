@@ -21,7 +21,8 @@ import {
   MEMBER_CONTROLLER_DEPLOYMENT,
   memberIdentityName,
 } from '../names';
-import { ARGOCD_SYNC_OPTIONS, EXPECTED_MEMBER_CONFIG_ANNOTATION } from '../render/member-restart';
+import { EXPECTED_MEMBER_CONFIG_ANNOTATION } from '../render/member-restart';
+import { ARGOCD_SYNC_OPTIONS } from '../render/util';
 import { CONFIG_CHECKSUM_ANNOTATION, RECONCILER_CONFIG_NAME, RECONCILER_NAME } from '../render/reconciler';
 import {
   countKinds,

@@ -42,7 +42,16 @@ import type { TierProps } from '../model';
 import { MEMBER_CONTROLLER_DEPLOYMENT } from '../names';
 import type { Plan, PlannedCluster } from '../plan';
 import { memberConfigText } from '../antrea-member-config';
-import { PARTIAL_OBJECT, SYNC_WAVE, WAVE_RESTART, meta, putObject, type Sink } from './util';
+import {
+  ARGOCD_SYNC_OPTIONS,
+  FLUX_PRUNE,
+  PARTIAL_OBJECT,
+  SYNC_WAVE,
+  WAVE_RESTART,
+  meta,
+  putObject,
+  type Sink,
+} from './util';
 
 /** Pod template annotation: SHA-256 of the member's Tiers. */
 export const TIERS_CHECKSUM_ANNOTATION = 'clusterset/tiers-checksum';
@@ -55,8 +64,6 @@ export const MEMBER_CONFIG_CHECKSUM_ANNOTATION = 'clusterset/config-checksum';
 export const EXPECTED_MEMBER_CONFIG_ANNOTATION = 'clusterset/expected-member-config';
 /** Per-object Argo CD sync options of the partial Deployment. */
 export const RESTART_SYNC_OPTIONS = 'ServerSideApply=true,Validate=false,Prune=false,Delete=false';
-export const ARGOCD_SYNC_OPTIONS = 'argocd.argoproj.io/sync-options';
-export const FLUX_PRUNE = 'kustomize.toolkit.fluxcd.io/prune';
 
 function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');

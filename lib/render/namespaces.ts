@@ -6,7 +6,7 @@
  * `takeOver.serviceNamespaces`, and then never prunes them, since they hold the application too.
  */
 import { k8s } from 'cdk8s-plus-33';
-import { SYNC_WAVE, WAVE_NAMESPACES, meta, put, type Sink } from './util';
+import { ARGOCD_SYNC_OPTIONS, FLUX_PRUNE, SYNC_WAVE, WAVE_NAMESPACES, meta, put, type Sink } from './util';
 
 /**
  * Keeps Argo CD and Flux from ever deleting the object: not when the model stops naming it
@@ -16,8 +16,8 @@ import { SYNC_WAVE, WAVE_NAMESPACES, meta, put, type Sink } from './util';
  * its kind), Antrea's member controller ConfigMap.
  */
 export const NEVER_PRUNE: Readonly<Record<string, string>> = {
-  'argocd.argoproj.io/sync-options': 'Prune=false,Delete=false',
-  'kustomize.toolkit.fluxcd.io/prune': 'disabled',
+  [ARGOCD_SYNC_OPTIONS]: 'Prune=false,Delete=false',
+  [FLUX_PRUNE]: 'disabled',
 };
 
 export function renderNamespace(scope: Sink, name: string, opts: { prune: boolean }): void {

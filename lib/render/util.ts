@@ -10,6 +10,10 @@ import type { K8sObject } from './index';
  * name), which already puts a member's ServiceAccount before its token Secret and RoleBinding.
  */
 export const SYNC_WAVE = 'argocd.argoproj.io/sync-wave';
+/** Argo CD's per-object sync options annotation. */
+export const ARGOCD_SYNC_OPTIONS = 'argocd.argoproj.io/sync-options';
+/** Flux's per-object switch (label or annotation); `disabled` keeps its garbage collection off the object. */
+export const FLUX_PRUNE = 'kustomize.toolkit.fluxcd.io/prune';
 export const WAVE_CRDS = '-2';
 export const WAVE_NAMESPACES = '-1';
 /**
@@ -90,7 +94,7 @@ export function sharedWith(o: OwnedObject): string | undefined {
     return "Antrea's member install; clusterset only patches annotations (under Argo CD)";
   if (o.kind === 'ConfigMap' && o.metadata.name === MEMBER_CONTROLLER_CONFIG)
     return "Antrea's member install, which ships it too";
-  if (o.kind === 'Namespace' && annotations['kustomize.toolkit.fluxcd.io/prune'] === 'disabled')
+  if (o.kind === 'Namespace' && annotations[FLUX_PRUNE] === 'disabled')
     return 'the teams whose workloads run in it';
   return undefined;
 }
