@@ -18,12 +18,14 @@
 //   the rendered Kustomizations. The member's partial Deployment, which Flux's apply refuses (shown
 //   below), is deleted by the Kustomization's own patch: Flux applies the rest of the bundle, never
 //   touches Antrea's Deployment, and so never has it in an inventory.
-// - Argo CD: applied as Argo CD syncs with ServerSideApply=true (test/kube/apply.ts), each object
-//   annotated with the tracking id Argo CD 3 writes; then the rendered Application's finalizer
-//   decides the cascade, which test/e2e/argocd-cascade.ts performs. That file is our reading of
-//   Argo CD's documented rule and of its controller's source, not Argo CD's code (which does not
-//   build here): it deletes every live object the Application manages but CRDs and those whose
-//   sync-options list Delete=false.
+// - Argo CD: with Argo CD's own code, github.com/argoproj/argo-cd/v3 v3.2.6 (test/argocd-gc, built
+//   from the Go module proxy): each object but CRDs gets the tracking Argo CD 3 writes (its
+//   ResourceTracking.SetAppInstance, annotation tracking), is applied as Argo CD syncs with
+//   ServerSideApply=true (test/kube/apply.ts), and the rendered Application's finalizer is then
+//   run as its controller's finalizeApplicationDeletion runs it (managed objects by Argo CD's
+//   GetAppName, its shouldBeDeleted terms, controller.FilterObjectsForDeletion, its kubectl delete
+//   with the finalizer's propagation policy), reconcile after reconcile. Ours: the copied
+//   shouldBeDeleted expression (unexported there) and the loop standing for the reconciles.
 
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -43,7 +45,6 @@ import type { Cluster } from '../kube/cluster';
 import { startClusters, stopAll } from '../kube/cluster';
 import { eventually } from '../kube/wait';
 import { ANTREA_INSTALL_MANAGER, installAntreaMember } from './antrea-member';
-import { TRACKING_ID, cascadeDelete, managedLiveObjects, trackingId } from './argocd-cascade';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const MEMBER = 'east';
@@ -116,8 +117,9 @@ async function present(cluster: Cluster, objs: readonly BundleObject[]): Promise
   return out.sort();
 }
 
-function fluxGc(): string {
-  const out = execFileSync('bash', [path.join(ROOT, 'test', 'flux-gc', 'build.sh')], {
+/** Builds test/<name> (test/helpers/go-build.sh, cached) and returns the binary's path. */
+function goTool(name: 'flux-gc' | 'argocd-gc'): string {
+  const out = execFileSync('bash', [path.join(ROOT, 'test', name, 'build.sh')], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -134,9 +136,11 @@ let clusters: Map<string, Cluster>;
 let rendered: Rendered;
 let bundle: BundleObject[];
 let bin: string;
+let argocdBin: string;
 
 it.before(async () => {
-  bin = fluxGc();
+  bin = goTool('flux-gc');
+  argocdBin = goTool('argocd-gc');
   rendered = synth();
   bundle = loadBundle(path.join(rendered.dir, 'clusters', MEMBER));
   clusters = await startClusters(['rm-flux', 'rm-argocd']);
@@ -289,31 +293,73 @@ it("GIVEN Flux (Flux's own garbage collection) WHEN east's Kustomizations are de
   remaining.set('flux', kept);
 });
 
-it("GIVEN Argo CD (our reading of its cascade rule) WHEN east's Application is deleted THEN all but CRDs and Antrea's Deployment is gone", async () => {
+interface Ref {
+  group: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+}
+
+/** Runs test/argocd-gc; returns its parsed stdout, or throws with its stderr. */
+function runArgocdGc<T>(args: string[], input?: string): T {
+  return JSON.parse(
+    execFileSync(argocdBin, args, { encoding: 'utf8', input, stdio: ['pipe', 'pipe', 'pipe'] }),
+  ) as T;
+}
+
+const refKey = (r: Ref): string => key({ kind: r.kind, metadata: r });
+
+it("GIVEN Argo CD (Argo CD v3.2.6's tracking and cascade deletion) WHEN east's Application is deleted THEN all but CRDs and Antrea's Deployment is gone", async () => {
   const cluster = clusters.get('rm-argocd')!;
   const plan = compile(model()).plan!;
   await installAntreaMember(cluster, plan, MEMBER);
-  const app = rendered.application.metadata.name!;
-  // The bundle as Argo CD applies it: each object carries its tracking id.
-  const tracked = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterset-removal-argocd-'));
-  for (const b of bundle) {
-    const obj = { ...b.obj, metadata: { ...b.obj.metadata } };
-    obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), [TRACKING_ID]: trackingId(app, obj) };
-    fs.mkdirSync(path.dirname(path.join(tracked, b.file)), { recursive: true });
-    fs.writeFileSync(path.join(tracked, b.file), dumpYaml(obj));
-  }
-  const applied = await applyBundle(cluster, tracked);
-  assert.equal(applied.rejected, []);
-  assert.equal(
-    (await managedLiveObjects(cluster, app)).map(key).sort(),
-    bundle.map((b) => key(b.obj)).sort(),
-    'Argo CD manages exactly the bundle (Antrea CRDs and its own objects are not tracked)',
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterset-removal-argocd-'));
+  const appFile = path.join(work, 'application.yaml');
+  fs.writeFileSync(appFile, dumpYaml(rendered.application));
+  // The bundle as Argo CD applies it: Argo CD's SetAppInstance on each object.
+  const tracked = runArgocdGc<KubeObject[]>(
+    ['track', '-application', appFile],
+    JSON.stringify(bundle.map((b) => b.obj)),
   );
+  assert.is(tracked.length, bundle.length);
+  const dir = path.join(work, 'bundle');
+  const isCrd = (o: KubeObject): boolean => o.kind === 'CustomResourceDefinition';
+  bundle.forEach((b, i) => {
+    const obj = tracked[i]!;
+    assert.is(key(obj), key(b.obj));
+    // Annotation tracking, as Argo CD 3 documents it; the repo server tracks no CRD.
+    const group = b.obj.apiVersion.includes('/') ? b.obj.apiVersion.split('/')[0]! : '';
+    const ns = b.obj.metadata.namespace ?? '';
+    assert.is(
+      obj.metadata.annotations?.['argocd.argoproj.io/tracking-id'],
+      isCrd(b.obj)
+        ? undefined
+        : `${rendered.application.metadata.name}:${group}/${b.obj.kind}:${ns}/${b.obj.metadata.name}`,
+    );
+    fs.mkdirSync(path.dirname(path.join(dir, b.file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, b.file), dumpYaml(obj));
+  });
+  const applied = await applyBundle(cluster, dir);
+  assert.equal(applied.rejected, []);
 
-  const finalizers = rendered.application.metadata.finalizers ?? [];
-  assert.is(finalizers.length, 1);
-  const deleted = await cascadeDelete(cluster, app, finalizers[0]!);
-  assert.equal(deleted.map(key).sort(), EXPECTED_GONE);
+  const report = runArgocdGc<{ managed: Ref[]; propagationPolicy: string; batches: Ref[][] }>([
+    'delete',
+    '-kubeconfig',
+    cluster.kubeconfigPath,
+    '-application',
+    appFile,
+  ]);
+  assert.equal(
+    report.managed.map(refKey).sort(),
+    bundle
+      .filter((b) => !isCrd(b.obj))
+      .map((b) => key(b.obj))
+      .sort(),
+    "Argo CD manages exactly the bundle's tracked objects (not its CRD, not Antrea's own objects)",
+  );
+  assert.is(report.propagationPolicy, 'Background', 'the background finalizer');
+  assert.ok(report.batches.length > 1, 'deleted batch by batch');
+  assert.equal(report.batches.flat().map(refKey).sort(), EXPECTED_GONE);
   const kept = await present(cluster, bundle);
   assert.equal(kept, EXPECTED_KEPT);
   remaining.set('argocd', kept);

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # End-to-end tests on real Kubernetes control planes (see test/kube/).
-# Builds the control-plane binaries once (cached in .cache/kube/<version>/bin; needs Go) and Flux's
-# apply and garbage collection for removal.test.ts (test/flux-gc, cached in .cache/flux-gc), then
-# runs every test/e2e/*.test.ts with uvu. The exit code is uvu's (non-zero on any failure).
+# Builds the control-plane binaries once (cached in .cache/kube/<version>/bin; needs Go), and for
+# removal.test.ts Flux's apply and garbage collection (test/flux-gc, cached in .cache/flux-gc) and
+# Argo CD's tracking and cascade deletion (test/argocd-gc, cached in .cache/argocd-gc), then runs
+# every test/e2e/*.test.ts with uvu. The exit code is uvu's (non-zero on any failure).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 bash test/kube/build.sh > /dev/null
 bash test/flux-gc/build.sh > /dev/null
+bash test/argocd-gc/build.sh > /dev/null
 exec node_modules/.bin/uvu -r tsx test/e2e '.*\.test\.ts$' "$@"
