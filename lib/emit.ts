@@ -6,8 +6,9 @@
  *   kinds of one bundle share a name across API groups, their files become `<Kind>.<group>.<name>.yaml`;
  * - two objects with one path are an error reported before anything is written;
  * - objects in a total order: CustomResourceDefinitions, then Namespaces, then by kind, namespace,
- *   name; keys as cdk8s sorts them (apiVersion, kind, metadata first, the rest alphabetical, nested
- *   keys alphabetical); so the bytes do not depend on the order the model lists things in;
+ *   name; keys at every level in `compareKeys` order (lib/yaml.ts: apiVersion, kind, metadata, name,
+ *   namespace first, the rest by code unit); so the bytes do not depend on the order the model lists
+ *   things in;
  * - `clusters/<cluster>/kustomization.yaml` lists the bundle's files in that order;
  * - delivery objects (Argo CD, Flux) go outside the bundles, to `<folder>/<Kind>.<name>.yaml` with a
  *   `<folder>/kustomization.yaml` each (folders `argocd`, `argocd/apps`, `flux`);
