@@ -22,6 +22,7 @@ export const BUILTIN_KINDS: ReadonlySet<string> = new Set([
   'apiextensions.k8s.io/v1/CustomResourceDefinition',
   'apps/v1/Deployment',
   'coordination.k8s.io/v1/Lease',
+  'policy/v1/PodDisruptionBudget',
 ]);
 
 type Schema = Record<string, unknown>;

@@ -8,7 +8,10 @@
  * - Lease `clusterset-reconciler`, rendered with no spec: the reconciler only gets and updates it
  *   (leader election among its replicas), so it must exist;
  * - Deployment `clusterset-reconciler`: the Pods, whose template carries a checksum of the config so
- *   that a config change rolls them.
+ *   that a config change rolls them;
+ * - with two replicas or more, a PodDisruptionBudget `clusterset-reconciler` and a soft
+ *   anti-affinity, so that a node drain or loss takes one replica at a time and the other, waiting
+ *   on the Lease, takes over.
  *
  * It writes only dynamic ResourceImports (endpoints, cluster info, label identities); the
  * compiled-imports admission policy keeps it off the compiled ones and the reconciler-writes policy
@@ -50,6 +53,30 @@ export const RECONCILER_UID = 65532;
 
 const MC = 'multicluster.crd.antrea.io';
 const SELECTOR = { 'app.kubernetes.io/name': RECONCILER_NAME };
+/** The node label the replicas prefer to be spread over. */
+export const RECONCILER_SPREAD_TOPOLOGY_KEY = 'kubernetes.io/hostname';
+
+/**
+ * Spread the replicas over nodes where the scheduler can, never where it cannot: a required rule
+ * would leave a replica Pending on a one-node leader, and, with more replicas than nodes, during
+ * every rolling update (the surge Pod needs a node of its own). Only one replica writes at a time
+ * (the Lease), so two on one node is a loss of redundancy, not of function.
+ */
+function antiAffinity(): k8s.Affinity {
+  return {
+    podAntiAffinity: {
+      preferredDuringSchedulingIgnoredDuringExecution: [
+        {
+          weight: 100,
+          podAffinityTerm: {
+            labelSelector: { matchLabels: SELECTOR },
+            topologyKey: RECONCILER_SPREAD_TOPOLOGY_KEY,
+          },
+        },
+      ],
+    },
+  };
+}
 
 /**
  * The Role's rules: exactly what the reconciler does, nothing more. It never creates exports or
@@ -155,6 +182,7 @@ function renderDeployment(scope: Sink, plan: Plan, configText: string): void {
         spec: {
           serviceAccountName: RECONCILER_NAME,
           automountServiceAccountToken: true,
+          ...(r.replicas >= 2 ? { affinity: antiAffinity() } : {}),
           securityContext: {
             runAsNonRoot: true,
             runAsUser: RECONCILER_UID,
@@ -222,4 +250,23 @@ export function renderReconciler(scope: Sink, plan: Plan): void {
     metadata: meta(RECONCILER_LEASE_NAME, ns),
   });
   renderDeployment(scope, plan, configText);
+  if (plan.reconciler.replicas >= 2) renderDisruptionBudget(scope, plan);
+}
+
+/**
+ * One replica down at a time for voluntary disruptions (drains, evictions): the others keep the
+ * Lease or take it over. A replica that is not Ready (crash-looping, say) may always be evicted
+ * (`unhealthyPodEvictionPolicy: AlwaysAllow`, GA in Kubernetes 1.31, beta and on since 1.27), so a
+ * broken reconciler never blocks a node drain. With one replica there is no budget: it would either
+ * allow everything or block every drain.
+ */
+function renderDisruptionBudget(scope: Sink, plan: Plan): void {
+  put(scope, k8s.KubePodDisruptionBudget, {
+    metadata: meta(RECONCILER_NAME, plan.leaderNamespace, { labels: SELECTOR }),
+    spec: {
+      maxUnavailable: k8s.IntOrString.fromNumber(1),
+      selector: { matchLabels: SELECTOR },
+      unhealthyPodEvictionPolicy: 'AlwaysAllow',
+    },
+  });
 }

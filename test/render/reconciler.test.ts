@@ -69,11 +69,12 @@ const deployment = (objs: K8sObject[]) => only(objs, 'Deployment').spec as Deplo
 const configText = (objs: K8sObject[]) =>
   (only(objs, 'ConfigMap').data as Record<string, string>)[RECONCILER_CONFIG_KEY]!;
 
-test('GIVEN the leader WHEN the reconciler is rendered THEN ServiceAccount, Role, RoleBinding, config, Lease and Deployment in the leader namespace', () => {
+test('GIVEN the leader WHEN the reconciler is rendered THEN ServiceAccount, Role, RoleBinding, config, Lease, Deployment and its disruption budget in the leader namespace', () => {
   const objs = renderAll();
   assert.equal(objs.map((o) => `${o.apiVersion} ${o.kind}/${o.metadata.name}`).sort(), [
     'apps/v1 Deployment/clusterset-reconciler',
     'coordination.k8s.io/v1 Lease/clusterset-reconciler',
+    'policy/v1 PodDisruptionBudget/clusterset-reconciler',
     'rbac.authorization.k8s.io/v1 Role/clusterset-reconciler',
     'rbac.authorization.k8s.io/v1 RoleBinding/clusterset-reconciler',
     'v1 ConfigMap/clusterset-reconciler-config',
@@ -207,6 +208,46 @@ test('THEN the Pods run as non-root 65532 with RuntimeDefault seccomp, no privil
     privileged: false,
     capabilities: { drop: ['ALL'] },
   });
+});
+
+const SPREAD = {
+  podAntiAffinity: {
+    preferredDuringSchedulingIgnoredDuringExecution: [
+      {
+        weight: 100,
+        podAffinityTerm: {
+          labelSelector: { matchLabels: { 'app.kubernetes.io/name': RECONCILER_NAME } },
+          topologyKey: 'kubernetes.io/hostname',
+        },
+      },
+    ],
+  },
+};
+
+test('GIVEN two replicas (the default) THEN a PodDisruptionBudget lets one go at a time, never blocks a drain on an unready one, and the Pods prefer distinct nodes', () => {
+  const objs = renderAll();
+  const pdb = only(objs, 'PodDisruptionBudget');
+  assert.equal(pdb.spec, {
+    maxUnavailable: 1,
+    selector: { matchLabels: { 'app.kubernetes.io/name': RECONCILER_NAME } },
+    unhealthyPodEvictionPolicy: 'AlwaysAllow',
+  });
+  assert.equal(pdb.metadata.labels, { 'app.kubernetes.io/name': RECONCILER_NAME });
+  const pod = deployment(objs).template.spec as PodSpec & { affinity?: unknown };
+  assert.equal(pod.affinity, SPREAD, 'preferred, not required: two replicas still run on a one-node leader');
+  const three = minimalModel();
+  three.reconciler = { replicas: 3 };
+  const objs3 = renderAll(three);
+  assert.equal(only(objs3, 'PodDisruptionBudget').spec, pdb.spec);
+  assert.equal((deployment(objs3).template.spec as PodSpec & { affinity?: unknown }).affinity, SPREAD);
+});
+
+test('GIVEN one replica THEN no disruption budget (it would allow all or block every drain) and no anti-affinity', () => {
+  const m = minimalModel();
+  m.reconciler = { replicas: 1 };
+  const objs = renderAll(m);
+  assert.not.ok(objs.some((o) => o.kind === 'PodDisruptionBudget'));
+  assert.not.ok('affinity' in deployment(objs).template.spec);
 });
 
 test('THEN the default image is ghcr.io/clusterset/clusterset at the package version', () => {
