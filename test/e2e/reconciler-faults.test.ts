@@ -9,13 +9,13 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { labelIdentityHash } from '../../lib/names';
 import { cluster, service, type ModelDraft } from '../helpers/models';
 import { request, stopAll } from '../kube/cluster';
 import { eventually, sleep } from '../kube/wait';
 import { setUpClusterSet, type ClusterSetFixture } from './fixture';
 import { SimulatedMember } from './member';
 import { startReconciler, type ReconcilerProcess } from './reconciler-process';
+import { assertSameIds, PORTS, Workload } from './workload';
 
 const MC = '/apis/multicluster.crd.antrea.io/v1alpha1/namespaces';
 const SERVICES = 30;
@@ -37,26 +37,10 @@ function model(): ModelDraft {
   };
 }
 
-/** A seeded PRNG (mulberry32), so a failing run can be replayed. */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 interface Ctx {
   f: ClusterSetFixture;
   members: SimulatedMember[];
-  /** What each member exports now: service → member → ClusterIP. */
-  exported: Map<string, Map<string, string>>;
-  labels: Map<string, Set<string>>;
-  version: number;
-  random: () => number;
-  /** `<svc>/<member>` withdrawn since the last convergence: no re-export until it is gone. */
-  pending: Set<string>;
+  w: Workload;
   recs: ReconcilerProcess[];
 }
 
@@ -70,132 +54,10 @@ function context(): Promise<Ctx> {
         new SimulatedMember(id, f.leader, f.tokens.get(id)!, f.ns, f.plan.clusterSetId, f.plan.leader.id),
     );
     for (const m of members) await m.announce();
-    return {
-      f,
-      members,
-      exported: new Map(),
-      labels: new Map(),
-      version: 0,
-      random: rng(20261202),
-      pending: new Set<string>(),
-      recs: [],
-    };
+    const w = new Workload(f, members, { services: SERVICES, streamed: STREAMED, seed: 20261202 });
+    return { f, members, w, recs: [] };
   })();
   return ctx;
-}
-
-const PORTS = [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080 }];
-
-/** One member write, chosen at random: export or update a Service (new ClusterIP), or withdraw it. */
-async function randomOp(c: Ctx, m: SimulatedMember): Promise<void> {
-  let svc = '';
-  do svc = `svc-${Math.floor(c.random() * STREAMED)}`;
-  while (c.pending.has(`${svc}/${m.id}`));
-  const by = c.exported.get(svc) ?? new Map<string, string>();
-  c.exported.set(svc, by);
-  if (by.has(m.id) && c.random() < 0.35) {
-    by.delete(m.id);
-    // Its exports stay until the leader releases them; a member re-exporting would wait for that.
-    c.pending.add(`${svc}/${m.id}`);
-    await m.withdrawService('app', svc);
-  } else {
-    const ip = `10.${MEMBERS.indexOf(m.id) + 1}.${Math.floor(c.version / 250)}.${c.version % 250}`;
-    c.version++;
-    by.set(m.id, ip);
-    await m.exportService('app', svc, { ports: PORTS, clusterIP: ip });
-  }
-}
-
-/** `n` writes spread over the members, each member writing in order, members in parallel. */
-async function stream(c: Ctx, n: number, during?: (done: number) => Promise<void> | void): Promise<void> {
-  let done = 0;
-  await Promise.all(
-    c.members.map(async (m) => {
-      for (let i = 0; i < n / c.members.length; i++) {
-        await randomOp(c, m);
-        done++;
-        await during?.(done);
-      }
-    }),
-  );
-}
-
-async function list(c: Ctx, resource: string): Promise<Record<string, unknown>[]> {
-  const r = await request(c.f.leader.admin, 'GET', `${MC}/${c.f.ns}/${resource}`);
-  if (r.status !== 200) throw new Error(`list ${resource}: HTTP ${r.status}`);
-  return (r.json as { items: Record<string, unknown>[] }).items;
-}
-
-/** What differs from the state an undisturbed reconciler would have produced; empty when converged. */
-async function differences(c: Ctx): Promise<string[]> {
-  const out: string[] = [];
-  const imports = new Map(
-    (await list(c, 'resourceimports')).map((i) => [(i.metadata as { name: string }).name, i]),
-  );
-  for (let i = 0; i < SERVICES; i++) {
-    const svc = `svc-${i}`;
-    const want = [...(c.exported.get(svc)?.values() ?? [])].sort();
-    const ri = imports.get(`app-${svc}-endpoints`);
-    const have = ri
-      ? (ri.spec as { endpoints: { subsets: { addresses: { ip: string }[] }[] } }).endpoints.subsets
-          .flatMap((s) => s.addresses.map((a) => a.ip))
-          .sort()
-      : [];
-    if (JSON.stringify(want) !== JSON.stringify(have))
-      out.push(`${svc}: want ${want.join(',')} have ${have.join(',')}`);
-  }
-  for (const e of await list(c, 'resourceexports')) {
-    const md = e.metadata as { name: string; deletionTimestamp?: string };
-    if (md.deletionTimestamp) out.push(`${md.name}: still being deleted (finalizer not released)`);
-    const cond = (e.status as { conditions?: { type: string }[] } | undefined)?.conditions?.[0];
-    const kind = (e.spec as { kind?: string }).kind;
-    if ((kind === 'Service' || kind === 'Endpoints') && !md.deletionTimestamp && cond?.type !== 'Succeeded')
-      out.push(`${md.name}: status ${cond?.type ?? 'none'}`);
-  }
-  for (const [l, holders] of c.labels) {
-    const has = imports.has(labelIdentityHash(l));
-    if (has !== holders.size > 0) out.push(`label ${l}: import ${has ? 'present' : 'missing'}`);
-  }
-  return out;
-}
-
-async function converge(c: Ctx, what: string, timeoutMs = 60_000): Promise<void> {
-  let last: string[] = [];
-  try {
-    await eventually(
-      `converged after ${what}`,
-      async () => {
-        last = await differences(c);
-        if (last.length > 0) return undefined;
-        c.pending.clear();
-        return true;
-      },
-      timeoutMs,
-      500,
-    );
-  } catch (e) {
-    throw new Error(`${(e as Error).message}\n${last.slice(0, 20).join('\n')}`);
-  }
-}
-
-async function labelIds(c: Ctx): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  for (const i of await list(c, 'resourceimports')) {
-    const spec = i.spec as { kind: string; labelIdentity?: { label: string; id: number } };
-    if (spec.kind === 'LabelIdentity') out.set(spec.labelIdentity!.label, spec.labelIdentity!.id);
-  }
-  return out;
-}
-
-async function exportLabel(c: Ctx, m: SimulatedMember, label: string): Promise<void> {
-  await m.exportLabel(label);
-  const holders = c.labels.get(label) ?? new Set<string>();
-  holders.add(m.id);
-  c.labels.set(label, holders);
-}
-
-function assertSameIds(before: Map<string, number>, after: Map<string, number>): void {
-  for (const [l, id] of before) if (after.has(l)) assert.is(after.get(l), id, `label ID of ${l} changed`);
 }
 
 async function untilLeader(r: ReconcilerProcess, timeoutMs = 30_000): Promise<void> {
@@ -221,16 +83,12 @@ faults(
     const r1 = startReconciler(c.f, 'faults-1', { args: FAST });
     c.recs.push(r1);
     await untilLeader(r1);
-    for (const [i, m] of c.members.entries()) {
-      await exportLabel(c, m, `ns:kubernetes.io/metadata.name=app&pod:app=shared`);
-      for (let j = 0; j < 4; j++)
-        await exportLabel(c, m, `ns:kubernetes.io/metadata.name=app&pod:app=m${i}-${j}`);
-    }
-    await converge(c, 'labels');
-    const ids = await labelIds(c);
+    await c.w.exportLabels();
+    await c.w.converge('labels');
+    const ids = await c.w.labelIds();
     assert.is(ids.size, 13);
     let r2: ReconcilerProcess | undefined;
-    await stream(c, 120, async (done) => {
+    await c.w.stream(120, async (done) => {
       if (done === 40) r1.kill('SIGKILL');
       if (done === 80 && !r2) {
         r2 = startReconciler(c.f, 'faults-2', { args: FAST });
@@ -239,8 +97,8 @@ faults(
     });
     assert.is(await r1.exited, 'SIGKILL');
     await untilLeader(r2!);
-    await converge(c, 'SIGKILL mid-stream');
-    assertSameIds(ids, await labelIds(c));
+    await c.w.converge('SIGKILL mid-stream');
+    assertSameIds(ids, await c.w.labelIds());
   },
 );
 
@@ -249,12 +107,12 @@ faults(
   async () => {
     const c = await context();
     const r = c.recs.at(-1)!;
-    const ids = await labelIds(c);
+    const ids = await c.w.labelIds();
     await c.f.leader.restartApiserver({ downMs: 3000 });
     for (const m of c.members) await m.announce();
-    await stream(c, 45);
-    await converge(c, 'API server restart');
-    assertSameIds(ids, await labelIds(c));
+    await c.w.stream(45);
+    await c.w.converge('API server restart');
+    assertSameIds(ids, await c.w.labelIds());
     assert.is(r.child.exitCode, null, 'the reconciler kept running');
     await untilLeader(r);
     const m = await r.metrics();
@@ -274,7 +132,7 @@ faults(
     const r = startReconciler(c.f, 'faults-3', { args: [...FAST, '--watch-timeout', '2'] });
     c.recs.push(r);
     await untilLeader(r);
-    await converge(c, 'a fresh start');
+    await c.w.converge('a fresh start');
     const before =
       (await r.metrics()).get(
         'clusterset_reconciler_watch_restarts_total{reason="expired",resource="resourceexports"}',
@@ -282,7 +140,7 @@ faults(
     r.kill('SIGSTOP');
     try {
       await sleep(6000); // the server ends the paused process's watches (timeoutSeconds 2-3)
-      await stream(c, 30);
+      await c.w.stream(30);
       // Compact etcd up to now: every revision the paused watches knew is gone.
       const etcd = (path: string, body: unknown) =>
         fetch(`${c.f.leader.etcdUrl}${path}`, { method: 'POST', body: JSON.stringify(body) });
@@ -293,7 +151,7 @@ faults(
     } finally {
       r.kill('SIGCONT');
     }
-    await converge(c, 'watch expiry');
+    await c.w.converge('watch expiry');
     const after =
       (await r.metrics()).get(
         'clusterset_reconciler_watch_restarts_total{reason="expired",resource="resourceexports"}',
@@ -313,8 +171,8 @@ faults(
     await eventually('standby synced', async () =>
       (await b.get('/readyz')).status === 200 ? true : undefined,
     );
-    await stream(c, 30);
-    await converge(c, 'two replicas');
+    await c.w.stream(30);
+    await c.w.converge('two replicas');
     const [ma, mb] = [await a.metrics(), await b.metrics()];
     assert.is(ma.get('clusterset_reconciler_leader'), 1);
     assert.is(mb.get('clusterset_reconciler_leader'), 0);
@@ -322,8 +180,8 @@ faults(
     assert.is(writes(mb), 0, 'the standby wrote nothing');
     a.kill('SIGKILL');
     await untilLeader(b, 30_000);
-    await stream(c, 30);
-    await converge(c, 'fail-over');
+    await c.w.stream(30);
+    await c.w.converge('fail-over');
     assert.ok(writes(await b.metrics()) > 0);
   },
 );
@@ -372,7 +230,7 @@ faults(
       ]),
     );
     await m3.exportService('app', 'svc-28', { ports: PORTS, clusterIP: '10.3.200.28' });
-    c.exported.set('svc-28', new Map([['m3', '10.3.200.28']]));
+    c.w.exported.set('svc-28', new Map([['m3', '10.3.200.28']]));
 
     const refused = [
       'm1-junk',
@@ -383,7 +241,7 @@ faults(
     ];
     const reasons = await eventually('every malformed export refused', async () => {
       const byName = new Map(
-        (await list(c, 'resourceexports')).map((e) => [(e.metadata as { name: string }).name, e]),
+        (await c.w.list('resourceexports')).map((e) => [(e.metadata as { name: string }).name, e]),
       );
       const cond = (n: string) =>
         (byName.get(n)?.status as { conditions?: { type: string; message: string }[] } | undefined)
@@ -404,9 +262,9 @@ faults(
     assert.equal(await r.get('/healthz'), { status: 200, body: 'ok\n' });
     // The refused ones aside, everything converges, and a new good export flows.
     const differencesBesidesRefused = async () =>
-      (await differences(c)).filter((d) => !refused.some((n) => d === `${n}: status Failure`));
+      (await c.w.differences()).filter((d) => !refused.some((n) => d === `${n}: status Failure`));
     await m2.exportService('app', 'svc-29', { ports: PORTS, clusterIP: '10.2.200.29' });
-    c.exported.set('svc-29', new Map([['m2', '10.2.200.29']]));
+    c.w.exported.set('svc-29', new Map([['m2', '10.2.200.29']]));
     await eventually(
       'good exports flow beside the refused ones',
       async () => ((await differencesBesidesRefused()).length === 0 ? true : undefined),
