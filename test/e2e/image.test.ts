@@ -23,7 +23,7 @@ import {
 import { loadYaml } from '../../lib/yaml';
 import { cluster, service, type ModelDraft } from '../helpers/models';
 import { buildImage, podman, podmanRun, run, saveImage, type BuiltImage } from '../image/image';
-import { podmanContainer, type PodmanContainer } from '../image/pod';
+import { memoryBytes, podmanContainer, type PodmanContainer } from '../image/pod';
 import { request, stopAll } from '../kube/cluster';
 import { eventually, sleep } from '../kube/wait';
 import { setUpClusterSet } from './fixture';
@@ -119,7 +119,7 @@ image('GIVEN the runtime stage on distroless THEN the image has no shell and no 
 });
 
 image(
-  "GIVEN the Deployment's securityContext and volumes WHEN the image runs under them THEN it is 65532:65532 with no capability, no new privileges, a read-only root, a read-only config and a writable /tmp",
+  "GIVEN the Deployment's securityContext, limits and volumes WHEN the image runs under them THEN it is 65532:65532 with no capability, no new privileges, its memory limit, a read-only root, a read-only config and a writable /tmp",
   async () => {
     const built = await buildImage();
     const c = asDeployed();
@@ -135,6 +135,8 @@ image(
         config: writes('/etc/clusterset/probe'), tmp: writes('/tmp/probe'),
         configText: fs.readFileSync('/etc/clusterset/${RECONCILER_CONFIG_KEY}', 'utf8'),
         env: { POD_NAME: process.env.POD_NAME, NODE_OPTIONS: process.env.NODE_OPTIONS },
+        memoryLimit: ['/sys/fs/cgroup/memory.max', '/sys/fs/cgroup/memory/memory.limit_in_bytes']
+          .filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f, 'utf8').trim())[0],
       }));`;
     const r = await podmanRun([
       'run',
@@ -161,6 +163,10 @@ image(
     assert.is(p.tmp, 'ok');
     assert.is(p.configText, rendered().config[RECONCILER_CONFIG_KEY]);
     assert.equal(p.env, { POD_NAME: 'image-test', NODE_OPTIONS: '--max-semi-space-size=2' });
+    const { template } = rendered();
+    const limit = (template.spec as { containers: { resources: { limits: { memory: string } } }[] })
+      .containers[0]!.resources.limits.memory;
+    assert.is(p.memoryLimit, String(memoryBytes(limit)), `the cgroup holds the Deployment's ${limit} limit`);
   },
 );
 
