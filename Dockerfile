@@ -4,8 +4,8 @@
 #
 #   docker build -t ghcr.io/clusterset/clusterset:"$(node -p "require('./package.json').version")" .
 #
-# Not built by this repository's tests: the development and CI machines have no container engine,
-# so what the image runs is checked there as `npm run build:js && node dist/lib/cli/main.js --help`.
+# The test command builds this file with podman (test/image/build.sh), on base images made offline
+# under the same names (test/image/base.sh), and runs the image (test/e2e/image.test.ts).
 # Node 20.19 or newer is needed: dist/ loads @kubernetes/client-node, an ES module, with require().
 
 # Compile: all dependencies (TypeScript is a dev dependency), then lib/ and generated/ into dist/.
@@ -27,8 +27,9 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 
-# Runtime: package files, production node_modules and the compiled output; nothing else.
-FROM node:20-bookworm-slim
+# Runtime: Node on distroless (glibc and a few libraries, no shell, no package manager), the
+# package files, production node_modules and the compiled output; nothing else.
+FROM gcr.io/distroless/nodejs20-debian12:nonroot
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -36,5 +37,5 @@ COPY --from=deps /src/node_modules node_modules
 COPY --from=build /src/dist dist
 # The Deployment runs it as 65532:65532 too (runAsNonRoot); the files stay root-owned and read-only.
 USER 65532:65532
-ENTRYPOINT ["node", "dist/lib/cli/main.js"]
+ENTRYPOINT ["/nodejs/bin/node", "dist/lib/cli/main.js"]
 CMD ["reconcile"]

@@ -3,7 +3,9 @@
 # Builds the control-plane binaries once (cached in .cache/kube/<version>/bin; needs Go), and for
 # removal.test.ts Flux's apply and garbage collection (test/flux-gc, cached in .cache/flux-gc) and
 # Argo CD's tracking and cascade deletion (test/argocd-gc, cached in .cache/argocd-gc), then runs
-# every test/e2e/*.test.ts with uvu. The exit code is uvu's (non-zero on any failure).
+# every test/e2e/*.test.ts with uvu; image.test.ts builds the reconciler image with podman
+# (test/image/build.sh, root, cached in .cache/image and .cache/podman). The exit code is uvu's
+# (non-zero on any failure).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 bash test/kube/build.sh > /dev/null
