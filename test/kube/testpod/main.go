@@ -8,8 +8,8 @@
 //	    in-cluster config (KUBERNETES_SERVICE_HOST/PORT, the projected ServiceAccount token and
 //	    ca.crt): a SelfSubjectReview (who am I) and a GET of API-PATH, retried until they succeed.
 //	    Serves /healthz (always 200), /readyz (200 once the API reads succeeded) and /metrics (how
-//	    often each path was requested, by User-Agent). On SIGTERM it prints that and exits with
-//	    N (default 42).
+//	    often each path was requested, by User-Agent). On SIGTERM it prints that, writes it to
+//	    /dev/termination-log (the kubelet's termination message) and exits with N (default 42).
 //	testpod oom [--step-mib N]
 //	    Allocates and touches N MiB (default 4) at a time, printing the total, until it is killed.
 package main
@@ -302,6 +302,8 @@ func serve(args []string) {
 	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
 	s := <-signals
 	say("signal", map[string]any{"signal": s.String(), "exit_code": *termExit})
+	// The kubelet reports this file's content as the container's termination message.
+	_ = os.WriteFile("/dev/termination-log", []byte("testpod: got "+s.String()+"\n"), 0o644)
 	os.Exit(*termExit)
 }
 
