@@ -8,8 +8,9 @@
 //   with nsenter. iptables chains and net.* sysctls are per network namespace, and every mount the
 //   daemons make (overlay rootfs, tmpfs volumes, Pod netns bind mounts) lives in the private mount
 //   namespace: all of it vanishes with the last process. A veth pair joins the node to the host;
-//   the host end carries a /30 and a route to the node's Pod CIDR (gone with the veth). The host
-//   does not forward, so Pods on different nodes do not reach each other.
+//   the host end carries a /30 and a route to the node's Pod CIDR; stopping deletes it (and so the
+//   route) once the node's processes are gone. The host does not forward, so Pods on different
+//   nodes do not reach each other.
 // - Inside the mount namespace, tmpfs covers /run, /var/lib and /var/log (shim sockets under
 //   /run/containerd, the CNI cache under /var/lib/cni, the kubelet's /var/log/containers links), and
 //   the global sysctls the kubelet sets (KUBELET_SYSCTLS) are shadowed by bind-mounted files, so the
@@ -17,7 +18,8 @@
 // - Each node has a cgroup of its own in every hierarchy (`/clusterset-node-<slot>-<i>`): the
 //   daemons run in its `daemons` child, the kubelet's cgroupRoot is the node cgroup, so every process
 //   of the node (daemons, shims, containers) is in that tree, and stopping freezes it, SIGKILLs
-//   every process in it, thaws it and removes it.
+//   every process in it, thaws it and removes it. Every cleanup step is synchronous and never
+//   throws, for the exit and signal handlers.
 // - Slots (the third octet of the node addresses and Pod CIDRs) are registered machine-wide under
 //   /run/clusterset-test-node with the owning process; reapNodes() cleans up the slots of owners that
 //   died (e.g. SIGKILL), as reapOrphans() does for the control planes.
@@ -262,10 +264,6 @@ function cgroupNames(prefix: string): string[] {
   return [...names];
 }
 
-function writeCgroupFile(file: string, value: string): void {
-  fs.writeFileSync(file, value);
-}
-
 /** Creates /<name> and /<name>/daemons in every hierarchy (cpuset ones get their parent's cpus and mems). */
 function createCgroup(name: string): string[] {
   const procsFiles: string[] = [];
@@ -276,7 +274,7 @@ function createCgroup(name: string): string[] {
       for (const f of ['cpuset.cpus', 'cpuset.mems']) {
         const file = path.join(dir, f);
         if (fs.existsSync(file) && fs.readFileSync(file, 'utf8').trim() === '')
-          writeCgroupFile(file, fs.readFileSync(path.join(path.dirname(dir), f), 'utf8'));
+          fs.writeFileSync(file, fs.readFileSync(path.join(path.dirname(dir), f), 'utf8'));
       }
     }
     procsFiles.push(path.join(m, name, 'daemons', 'cgroup.procs'));
@@ -316,7 +314,7 @@ function killCgroup(name: string): void {
     if (!pids.length) return;
     if (state) {
       try {
-        writeCgroupFile(state, 'FROZEN');
+        fs.writeFileSync(state, 'FROZEN');
         const until = Date.now() + 2000;
         while (fs.readFileSync(state, 'utf8').trim() !== 'FROZEN' && Date.now() < until) sleepSync(10);
       } catch {
@@ -332,7 +330,7 @@ function killCgroup(name: string): void {
     }
     if (state) {
       try {
-        writeCgroupFile(state, 'THAWED');
+        fs.writeFileSync(state, 'THAWED');
       } catch {
         // removed meanwhile
       }
