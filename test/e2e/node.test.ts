@@ -472,9 +472,12 @@ Node(
     // The running server's memory cgroup carries its limit.
     const server = (await getPod(cluster, 'server'))!;
     const cid = server.status!.containerStatuses![0]!.containerID!.replace('containerd://', '');
-    const memory = cgroupMounts().find((m) => fs.existsSync(path.join(m, 'memory.limit_in_bytes')));
-    assert.ok(memory, 'a cgroup v1 memory hierarchy');
-    const limitFile = findFile(path.join(memory!, node.cgroup), cid, 'memory.limit_in_bytes');
+    // cgroup v1 (this machine): memory.limit_in_bytes in the memory hierarchy; v2: memory.max.
+    const v1 = cgroupMounts().find((m) => fs.existsSync(path.join(m, 'memory.limit_in_bytes')));
+    const v2 = cgroupMounts().find((m) => fs.existsSync(path.join(m, 'cgroup.controllers')) && !v1);
+    const [memory, limitName] = v1 ? [v1, 'memory.limit_in_bytes'] : [v2, 'memory.max'];
+    assert.ok(memory, 'a cgroup memory controller');
+    const limitFile = findFile(path.join(memory!, node.cgroup), cid, limitName);
     assert.ok(limitFile, `memory cgroup of container ${cid}`);
     assert.is(Number(fs.readFileSync(limitFile!, 'utf8')), mib(template().container.resources.limits.memory));
 
