@@ -71,13 +71,18 @@ interface Ctx {
   startMs: number;
 }
 
+/** The host's state once what startClusters would reap (a runner killed earlier) is gone. */
+function cleanHostState(): HostState {
+  reapNodes();
+  reapOrphans();
+  return hostState();
+}
+
 let started: Promise<Ctx> | undefined;
 function ctx(): Promise<Ctx> {
   started ??= (async () => {
     // What startClusters would reap (a runner killed earlier) is not this run's doing.
-    reapNodes();
-    reapOrphans();
-    const before = hostState();
+    const before = cleanHostState();
     const t0 = Date.now();
     const clusters = await startClusters(['leader'], { nodes: ['leader'] });
     const startMs = Date.now() - t0;
@@ -692,9 +697,7 @@ const Cleanup = suite('node cleanup');
 Cleanup(
   'GIVEN a runner with two nodes and a Pod WHEN it is killed with SIGKILL THEN its nodes run on until the next run reaps them, leaving the host as before',
   async () => {
-    reapNodes();
-    reapOrphans();
-    const before = hostState();
+    const before = cleanHostState();
     const r = await startRunner();
     // containerd, kubelet, kube-proxy and the holder per node; the sandbox and the container.
     assert.ok(r.daemons.size >= 2 * 4 + 2, `long-lived node processes: ${[...r.daemons].join(', ')}`);
@@ -713,9 +716,7 @@ Cleanup(
 Cleanup(
   'GIVEN a runner with two nodes and a Pod WHEN it gets SIGTERM THEN its exit handler removes the nodes, leaving the host as before',
   async () => {
-    reapNodes();
-    reapOrphans();
-    const before = hostState();
+    const before = cleanHostState();
     const r = await startRunner();
     r.child.kill('SIGTERM');
     assert.is((await r.exited).code, 143);
