@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end tests on real Kubernetes control planes (see test/kube/).
-# Builds the control-plane binaries once (cached in .cache/kube/<version>/bin; needs Go), and for
+# Builds the control-plane and node binaries once (cached in .cache/kube/<version>/bin; needs Go), and for
 # removal.test.ts Flux's apply and garbage collection (test/flux-gc, cached in .cache/flux-gc) and
 # Argo CD's tracking and cascade deletion (test/argocd-gc, cached in .cache/argocd-gc), then runs
 # every test/e2e/*.test.ts with uvu; image.test.ts builds the reconciler image with podman

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Builds kube-apiserver, kube-controller-manager (k8s.io/kubernetes, version pinned in
-# test/kube/go.mod) and a small embedded etcd (test/kube/etcd) from the Go module proxy into
+# Builds the test clusters' binaries from the Go module proxy into
 #   <repo>/.cache/kube/<k8s-version>/bin/
 # and prints that directory on stdout (last line). Progress goes to stderr.
-# A no-op when the three binaries already exist for the pinned version.
+#   control plane: kube-apiserver, kube-controller-manager, kube-scheduler (k8s.io/kubernetes, version
+#                  pinned in test/kube/go.mod) and a small embedded etcd (test/kube/etcd)
+#   node:          kubelet, kube-proxy (same version), pause (test/kube/pause, the sandbox image's
+#                  program) and testpod (test/kube/testpod, the test image's program)
+# All static (CGO off, as upstream builds them). A no-op when every binary exists for the pinned
+# version.
 #
 # Environment:
 #   KUBE_CACHE_DIR  override <repo>/.cache/kube
@@ -21,7 +25,7 @@ fi
 
 cache="${KUBE_CACHE_DIR:-$root/.cache/kube}"
 bin="$cache/$k8s_version/bin"
-binaries=(kube-apiserver kube-controller-manager etcd)
+binaries=(kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy etcd pause testpod)
 
 have_all() {
   local b
@@ -38,8 +42,9 @@ fi
 if ! command -v go > /dev/null 2>&1; then
   cat >&2 << EOF
 ERROR: 'go' was not found on PATH.
-The end-to-end tests run real Kubernetes control planes (kube-apiserver $k8s_version,
-kube-controller-manager, etcd) that are built from source through the Go module proxy.
+The end-to-end tests run real Kubernetes control planes and nodes (kube-apiserver $k8s_version,
+kube-controller-manager, kube-scheduler, kubelet, kube-proxy, etcd) that are built from source
+through the Go module proxy.
 Install Go 1.24 or newer (https://go.dev/dl/) and run this again, or run only the unit tests
 with 'npm run test:unit'.
 EOF
@@ -67,7 +72,7 @@ if command -v flock > /dev/null 2>&1; then
   fi
 fi
 
-echo "test/kube/build.sh: building Kubernetes $k8s_version control plane into $bin (this takes a while the first time)" >&2
+echo "test/kube/build.sh: building Kubernetes $k8s_version control plane and node into $bin (this takes a while the first time)" >&2
 tmp="$(mktemp -d "$cache/$k8s_version/.build.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 
@@ -80,7 +85,10 @@ start=$SECONDS
   go build -trimpath -ldflags="$ldflags" -o "$tmp/" \
     k8s.io/kubernetes/cmd/kube-apiserver \
     k8s.io/kubernetes/cmd/kube-controller-manager \
-    ./etcd
+    k8s.io/kubernetes/cmd/kube-scheduler \
+    k8s.io/kubernetes/cmd/kubelet \
+    k8s.io/kubernetes/cmd/kube-proxy \
+    ./etcd ./pause ./testpod
 )
 for b in "${binaries[@]}"; do
   if [[ ! -x "$tmp/$b" ]]; then
@@ -88,7 +96,7 @@ for b in "${binaries[@]}"; do
     exit 1
   fi
 done
-# Publish all three at once so an interrupted build never looks complete.
+# Publish them all at once so an interrupted build never looks complete.
 chmod 755 "$tmp"
 rm -rf "$bin"
 mv "$tmp" "$bin"

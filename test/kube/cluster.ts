@@ -9,15 +9,34 @@
 // uncaught errors and process exit) kills the groups and removes the temporary directories.
 // Processes left behind by a run that was killed with SIGKILL are reaped by the next
 // startClusters() call (see reapOrphans).
+//
+// Clusters named in opts.nodes also get kube-scheduler, the controllers nodes need and real nodes
+// (kubelet, kube-proxy, containerd; see node.ts); their API server then binds to the host's end of
+// node 0's veth instead of 127.0.0.1, so that Pods reach it through the `kubernetes` Service.
 
-import { execFileSync, spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as https from 'node:https';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import type { Proc } from './proc';
+import { alive, killGroup, killGroupsSync, removeDir, sleep, startProc, stopProcs, waitFor } from './proc';
+import type { ClusterNet, NodeCerts, NodeObject, PreparedNode, TestNode } from './node';
+import {
+  MAX_NODES_PER_CLUSTER,
+  NODE_CIDR_MASK,
+  NODE_PACKAGES,
+  abandonNode,
+  allocateSlot,
+  clusterNet,
+  prepareNode,
+  reapNodes,
+  releaseAllSlotsSync,
+  releaseSlot,
+  startNode,
+} from './node';
 
 const KUBE_DIR = __dirname;
 const BUILD_SCRIPT = path.join(KUBE_DIR, 'build.sh');
@@ -48,6 +67,20 @@ export const CONTROLLERS = [
   'service-cidr-controller',
 ];
 
+/** Controllers added for clusters with nodes. */
+export const NODE_CONTROLLERS = [
+  // Ready condition -> removes the node.kubernetes.io/not-ready taint the kubelet registers with.
+  'node-lifecycle-controller',
+  // Node spec.podCIDR from --cluster-cidr (containerd writes the CNI config from it).
+  'node-ipam-controller',
+  // NoExecute taints evict Pods.
+  'taint-eviction-controller',
+  // PodDisruptionBudget status (Deployments with a PDB).
+  'disruption-controller',
+  // Pods of deleted nodes, terminated Pods.
+  'pod-garbage-collector-controller',
+];
+
 export interface ClusterOptions {
   /** Give up if a cluster is not ready after this long (default 180 s). */
   readyTimeoutMs?: number;
@@ -59,6 +92,11 @@ export interface ClusterOptions {
   controllerManagerArgs?: string[];
   /** Start clusters one after the other instead of all at once (default false). */
   sequential?: boolean;
+  /**
+   * Clusters that get real nodes (kubelet, kube-proxy, containerd; see node.ts) and kube-scheduler:
+   * names (one node each), or name -> number of nodes (1-4). Other clusters stay as they are.
+   */
+  nodes?: string[] | Record<string, number>;
 }
 
 /** Credentials for a raw HTTPS request to one API server. */
@@ -100,14 +138,10 @@ export interface Cluster {
    * ends it, it stays down for `downMs`, then it starts again and this resolves once /readyz is ok.
    */
   restartApiserver(opts?: { signal?: NodeJS.Signals; downMs?: number }): Promise<void>;
-}
-
-interface Proc {
-  name: string;
-  child: ChildProcess;
-  log: string;
-  exited: Promise<void>;
-  exitCode: number | null | undefined;
+  /** The cluster's nodes, Ready and untainted (empty unless ClusterOptions.nodes names it). */
+  nodes: TestNode[];
+  /** nodes[0], if any. */
+  node?: TestNode;
 }
 
 interface Running {
@@ -116,6 +150,8 @@ interface Running {
   root: string;
   keep: boolean;
   stopped: boolean;
+  /** Kills the cluster's nodes and frees their slot (synchronous, for exit handlers). */
+  nodesCleanupSync: () => void;
 }
 
 const running = new Set<Running>();
@@ -257,102 +293,11 @@ async function freePorts(n: number): Promise<number[]> {
   }
 }
 
-function startProc(name: string, bin: string, args: string[], logDir: string): Proc {
-  const log = path.join(logDir, `${name}.log`);
-  const fd = fs.openSync(log, 'a');
-  const child = spawn(bin, args, { detached: true, stdio: ['ignore', fd, fd] });
-  fs.closeSync(fd);
-  child.unref();
-  const proc: Proc = { name, child, log, exitCode: undefined, exited: Promise.resolve() };
-  proc.exited = new Promise<void>((resolve) => {
-    child.once('exit', (code, signal) => {
-      proc.exitCode = code ?? (signal ? -1 : null);
-      resolve();
-    });
-    child.once('error', (err) => {
-      fs.appendFileSync(log, `\nspawn error: ${String(err)}\n`);
-      proc.exitCode = -2;
-      resolve();
-    });
-  });
-  return proc;
-}
-
-function tail(file: string, lines = 25): string {
-  try {
-    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '(no log)';
-  }
-}
-
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (!pid) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // already gone
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function stopProcs(procs: Proc[]): Promise<void> {
-  // Controller manager and API server first, etcd last.
-  for (const p of [...procs].reverse()) {
-    if (p.exitCode !== undefined) continue;
-    p.child.ref(); // unref'd at start: without this, awaiting its exit can let Node exit first
-    killGroup(p.child.pid, 'SIGTERM');
-    const done = await Promise.race([p.exited.then(() => true), sleep(10_000).then(() => false)]);
-    if (!done) {
-      killGroup(p.child.pid, 'SIGKILL');
-      await p.exited;
-    }
-  }
-}
-
-/** True while pid exists and is not a zombie. */
-function isLive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
-/** Removes a directory, never throwing (a dying process may still be writing into it). */
-function removeDir(dir: string): void {
-  try {
-    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
-  } catch (e) {
-    process.stderr.write(`test/kube: could not remove ${dir}: ${String(e)}\n`);
-  }
-}
-
-/** SIGKILLs pids' process groups and waits (synchronously, up to 5 s) until they are dead. */
-function killGroupsSync(pids: number[]): void {
-  for (const pid of pids) killGroup(pid, 'SIGKILL');
-  const deadline = Date.now() + 5000;
-  while (pids.some(isLive) && Date.now() < deadline) sleepSync(20);
-}
-
 /** Synchronous last-resort cleanup for exit and signal handlers. */
 function killAllSync(): void {
   const pids: number[] = [];
+  for (const r of running) r.nodesCleanupSync();
+  releaseAllSlotsSync();
   for (const r of running) {
     for (const p of r.procs) if (p.exitCode === undefined && p.child.pid) pids.push(p.child.pid);
   }
@@ -505,30 +450,6 @@ export function tokenKubeConfig(
 // ---------------------------------------------------------------------------------------------------
 // Start
 
-async function waitFor(what: string, timeoutMs: number, procs: Proc[], check: () => Promise<boolean>) {
-  const deadline = Date.now() + timeoutMs;
-  let lastErr: unknown;
-  while (Date.now() < deadline) {
-    const dead = procs.find((p) => p.exitCode !== undefined);
-    if (dead) {
-      throw new Error(
-        `${dead.name} exited (code ${String(dead.exitCode)}) while waiting for ${what}:\n${tail(dead.log)}`,
-      );
-    }
-    try {
-      if (await check()) return;
-    } catch (e) {
-      lastErr = e;
-    }
-    await sleep(250);
-  }
-  throw new Error(
-    `timed out after ${timeoutMs} ms waiting for ${what}` +
-      (lastErr ? ` (last error: ${String(lastErr)})` : '') +
-      procs.map((p) => `\n--- ${p.name} (${p.log}) ---\n${tail(p.log)}`).join(''),
-  );
-}
-
 /** A kubeconfig, written as JSON (valid YAML, and no YAML 1.1 surprises such as a cluster named "n"). */
 function kubeconfig(name: string, server: string, caData: string, user: string, cert: string, key: string) {
   const b64 = (s: string) => Buffer.from(s).toString('base64');
@@ -576,9 +497,33 @@ async function startOne(
   fs.mkdirSync(pki, { recursive: true });
   fs.mkdirSync(logs, { recursive: true });
 
+  const nodeCount = nodesWanted(opts, name);
+  if (nodeCount) checkNodePackages();
+  // A cluster with nodes claims a machine-wide slot for its addresses; its API server binds to
+  // the host's end of node 0's veth, which must exist before it starts.
+  const slot = nodeCount ? allocateSlot(dir) : 0;
+  const cnet = nodeCount ? clusterNet(slot, name, nodeCount) : undefined;
+  const prepared: (PreparedNode | undefined)[] = [];
+  const startedNodes: TestNode[] = [];
+  let nodesCleaned = false;
+  const nodesCleanupSync = () => {
+    if (!cnet || nodesCleaned) return;
+    nodesCleaned = true;
+    // Each step never throws; releaseSlot cleans up once more whatever is left of the slot.
+    for (const n of startedNodes) n.stopSync();
+    for (const [i, n] of cnet.nodes.entries()) if (!startedNodes[i]) abandonNode(n, prepared[i]);
+    try {
+      releaseSlot(slot);
+    } catch (e) {
+      process.stderr.write(`test/kube: ${name}: releasing node slot ${slot} failed: ${String(e)}\n`);
+    }
+  };
+  const bindIP = cnet?.apiserverIP ?? '127.0.0.1';
+
   makeCA(pki, `clusterset-test-ca-${name}`);
   makeLeaf(pki, 'apiserver', '/CN=kube-apiserver', 'server', [
     'IP:127.0.0.1',
+    ...(cnet ? [`IP:${cnet.apiserverIP}`] : []),
     `IP:${SERVICE_IP}`,
     'DNS:localhost',
     'DNS:kubernetes',
@@ -590,12 +535,32 @@ async function startOne(
   makeLeaf(pki, 'kcm', '/CN=system:kube-controller-manager', 'client');
   openssl(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', 'sa.key'], pki);
   openssl(['pkey', '-in', 'sa.key', '-pubout', '-out', 'sa.pub'], pki);
+  const nodeCerts: NodeCerts[] = [];
+  if (cnet) {
+    makeLeaf(pki, 'apiserver-kubelet-client', `/CN=${APISERVER_KUBELET_CLIENT}`, 'client');
+    makeLeaf(pki, 'scheduler', '/CN=system:kube-scheduler', 'client');
+    makeLeaf(pki, 'kube-proxy', '/CN=system:kube-proxy', 'client');
+    for (const n of cnet.nodes) {
+      makeLeaf(pki, `kubelet-${n.name}-client`, `/O=system:nodes/CN=system:node:${n.name}`, 'client');
+      makeLeaf(pki, `kubelet-${n.name}-serving`, `/CN=${n.name}`, 'server', [`IP:${n.ip}`, `DNS:${n.name}`]);
+      const f = (b: string) => path.join(pki, b);
+      nodeCerts.push({
+        ca: f('ca.crt'),
+        kubeletClientCert: f(`kubelet-${n.name}-client.crt`),
+        kubeletClientKey: f(`kubelet-${n.name}-client.key`),
+        kubeletServingCert: f(`kubelet-${n.name}-serving.crt`),
+        kubeletServingKey: f(`kubelet-${n.name}-serving.key`),
+        kubeProxyCert: f('kube-proxy.crt'),
+        kubeProxyKey: f('kube-proxy.key'),
+      });
+    }
+  }
   const read = (f: string) => fs.readFileSync(path.join(pki, f), 'utf8');
   const caPem = read('ca.crt');
   const caData = Buffer.from(caPem).toString('base64');
 
   const [etcdClient, etcdPeer, apiPort] = await freePorts(3);
-  const server = `https://127.0.0.1:${apiPort}`;
+  const server = `https://${bindIP}:${apiPort}`;
   const kubeconfigPath = path.join(dir, 'admin.kubeconfig');
   fs.writeFileSync(
     kubeconfigPath,
@@ -611,7 +576,14 @@ async function startOne(
   const procs: Proc[] = [];
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfigPath);
-  const r: Running = { cluster: undefined as unknown as Cluster, procs, root, keep, stopped: false };
+  const r: Running = {
+    cluster: undefined as unknown as Cluster,
+    procs,
+    root,
+    keep,
+    stopped: false,
+    nodesCleanupSync,
+  };
   const pidFile = path.join(dir, 'pids');
   const record = (p: Proc) => {
     procs.push(p);
@@ -644,21 +616,70 @@ async function startOne(
     stop: async () => {
       if (r.stopped) return;
       r.stopped = true;
+      // Nodes first (their daemons talk to the API server), then the control plane.
+      await Promise.all(startedNodes.map((n) => n.stop()));
+      nodesCleanupSync();
       await stopProcs(procs);
       running.delete(r);
       if (!keep) removeDir(dir);
     },
+    nodes: startedNodes,
   };
   r.cluster = cluster;
   running.add(r);
 
   try {
+    if (cnet) {
+      for (const n of cnet.nodes)
+        prepared.push(prepareNode({ net: n, binDir: bin.dir, dir: path.join(dir, 'nodes', n.name) }));
+    }
     await launch();
+    if (cnet) await launchNodes(cnet);
   } catch (e) {
     await cluster.stop();
     throw e;
   }
   return cluster;
+
+  async function launchNodes(nn: ClusterNet): Promise<void> {
+    const timeout = opts.readyTimeoutMs ?? 180_000;
+    // kubectl logs/exec: the API server's kubelet client may use the kubelet API.
+    const binding = await request(admin, 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'clusterset-test:apiserver-kubelet-client' },
+      roleRef: {
+        apiGroup: 'rbac.authorization.k8s.io',
+        kind: 'ClusterRole',
+        name: 'system:kubelet-api-admin',
+      },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: APISERVER_KUBELET_CLIENT }],
+    });
+    if (binding.status !== 201)
+      throw new Error(`${name}: ClusterRoleBinding for the kubelet client: ${binding.body}`);
+    const started = await Promise.all(
+      nn.nodes.map((n, i) =>
+        startNode(
+          {
+            net: n,
+            binDir: bin.dir,
+            dir: path.join(dir, 'nodes', n.name),
+            server,
+            certs: nodeCerts[i]!,
+            clusterCIDR: nn.clusterCIDR,
+            getNode: async () => {
+              const res = await request(admin, 'GET', `/api/v1/nodes/${n.name}`, undefined, undefined, 5000);
+              return res.status === 200 ? (res.json as NodeObject) : undefined;
+            },
+            timeoutMs: timeout,
+          },
+          prepared[i]!,
+        ),
+      ),
+    );
+    startedNodes.push(...started);
+    cluster.node = started[0];
+  }
 
   async function launch(): Promise<void> {
     const p = (f: string) => path.join(pki, f);
@@ -682,8 +703,8 @@ async function startOne(
         [
           `--etcd-servers=http://127.0.0.1:${etcdClient}`,
           `--etcd-prefix=/registry`,
-          '--bind-address=127.0.0.1',
-          '--advertise-address=127.0.0.1',
+          `--bind-address=${bindIP}`,
+          `--advertise-address=${bindIP}`,
           `--secure-port=${apiPort}`,
           `--cert-dir=${pki}`,
           `--tls-cert-file=${p('apiserver.crt')}`,
@@ -700,6 +721,14 @@ async function startOne(
           '--allow-privileged=true',
           '--profiling=false',
           '--v=1',
+          ...(cnet
+            ? [
+                `--kubelet-client-certificate=${p('apiserver-kubelet-client.crt')}`,
+                `--kubelet-client-key=${p('apiserver-kubelet-client.key')}`,
+                `--kubelet-certificate-authority=${p('ca.crt')}`,
+                '--kubelet-preferred-address-types=InternalIP',
+              ]
+            : []),
           ...(opts.apiserverArgs ?? []),
         ],
         logs,
@@ -725,15 +754,53 @@ async function startOne(
           `--service-account-private-key-file=${p('sa.key')}`,
           `--root-ca-file=${p('ca.crt')}`,
           '--use-service-account-credentials=true',
-          `--controllers=${CONTROLLERS.join(',')}`,
+          `--controllers=${[...CONTROLLERS, ...(cnet ? NODE_CONTROLLERS : [])].join(',')}`,
           `--cluster-name=${name}`,
           '--profiling=false',
           '--v=1',
+          ...(cnet
+            ? [
+                '--allocate-node-cidrs=true',
+                `--cluster-cidr=${cnet.clusterCIDR}`,
+                `--node-cidr-mask-size=${NODE_CIDR_MASK}`,
+                `--service-cluster-ip-range=${SERVICE_CIDR}`,
+              ]
+            : []),
           ...(opts.controllerManagerArgs ?? []),
         ],
         logs,
       ),
     );
+    if (cnet) {
+      const schedKubeconfig = path.join(dir, 'scheduler.kubeconfig');
+      fs.writeFileSync(
+        schedKubeconfig,
+        kubeconfig(
+          name,
+          server,
+          caData,
+          'system:kube-scheduler',
+          read('scheduler.crt'),
+          read('scheduler.key'),
+        ),
+      );
+      record(
+        startProc(
+          'kube-scheduler',
+          path.join(bin.dir, 'kube-scheduler'),
+          [
+            `--kubeconfig=${schedKubeconfig}`,
+            `--authentication-kubeconfig=${schedKubeconfig}`,
+            `--authorization-kubeconfig=${schedKubeconfig}`,
+            '--secure-port=0',
+            '--leader-elect=false',
+            '--profiling=false',
+            '--v=1',
+          ],
+          logs,
+        ),
+      );
+    }
     await waitFor(`${name}: ServiceAccount default/default`, timeout, procs, async () => {
       const res = await request(
         admin,
@@ -746,6 +813,23 @@ async function startOne(
       return res.status === 200;
     });
   }
+}
+
+/** User name in the API server's client certificate for the kubelet API. */
+const APISERVER_KUBELET_CLIENT = 'kube-apiserver-kubelet-client';
+
+function nodesWanted(opts: ClusterOptions, name: string): number {
+  const n = Array.isArray(opts.nodes) ? (opts.nodes.includes(name) ? 1 : 0) : (opts.nodes?.[name] ?? 0);
+  if (!Number.isInteger(n) || n < 0 || n > MAX_NODES_PER_CLUSTER)
+    throw new Error(`${name}: a test cluster has 0 to ${MAX_NODES_PER_CLUSTER} nodes, not ${n}`);
+  return n;
+}
+
+/** The Debian packages a node needs must be installed (.ci/run installs them). */
+function checkNodePackages(): void {
+  const missing = NODE_PACKAGES.filter(([, file]) => !fs.existsSync(file)).map(([pkg]) => pkg);
+  if (missing.length)
+    throw new Error(`test nodes need these Debian packages: apt-get install ${missing.join(' ')}`);
 }
 
 /**
@@ -762,7 +846,11 @@ export async function startClusters(
     if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(n))
       throw new Error(`invalid cluster name ${JSON.stringify(n)}`);
   }
+  for (const n of Array.isArray(opts.nodes) ? opts.nodes : Object.keys(opts.nodes ?? {}))
+    if (!names.includes(n))
+      throw new Error(`nodes asked for cluster ${JSON.stringify(n)}, which is not started`);
   installHandlers();
+  reapNodes();
   reapOrphans();
   const bin = kubeBinaries();
   const keep = opts.keep ?? process.env.KUBE_KEEP === '1';
