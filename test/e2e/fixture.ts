@@ -41,6 +41,13 @@ export interface FixtureOptions {
   readonly memberClusters?: readonly string[];
   /** Extra kube-apiserver flags for the leader. */
   readonly leaderApiserverArgs?: string[];
+  /**
+   * Real nodes for the leader (test/kube ClusterOptions.nodes): the leader bundle's reconciler
+   * Deployment then runs. @default 0
+   */
+  readonly leaderNodes?: number;
+  /** Runs once the control planes are up, before any bundle is applied (e.g. imports images). */
+  readonly beforeApply?: (clusters: ReadonlyMap<string, Cluster>) => Promise<void>;
 }
 
 /** Compiles `model`, starts control planes, applies the bundles and collects the credentials. */
@@ -63,10 +70,14 @@ export async function setUpClusterSet(
   const ids = [plan.leader.id, ...(opts.memberClusters ?? []).filter((id) => id !== plan.leader.id)];
   const started = await startClusters(
     ids.map((id) => `${prefix}-${id}`),
-    opts.leaderApiserverArgs ? { apiserverArgs: opts.leaderApiserverArgs } : {},
+    {
+      ...(opts.leaderApiserverArgs ? { apiserverArgs: opts.leaderApiserverArgs } : {}),
+      ...(opts.leaderNodes ? { nodes: { [`${prefix}-${plan.leader.id}`]: opts.leaderNodes } } : {}),
+    },
   );
   const clusters = new Map(ids.map((id) => [id, started.get(`${prefix}-${id}`)!]));
   const leader = clusters.get(plan.leader.id)!;
+  await opts.beforeApply?.(clusters);
   for (const id of [plan.leader.id, ...ids.filter((i) => i !== plan.leader.id)]) {
     const cluster = clusters.get(id)!;
     if (plan.members.some((m) => m.id === id)) await installAntreaMember(cluster, plan, id);

@@ -37,7 +37,14 @@ import {
   stillRunning,
 } from '../kube/host';
 import type { NodeImage, TestNode } from '../kube/node';
-import { NODE_REGISTRY, binaryImage, cgroupMounts, cgroupPids, reapNodes } from '../kube/node';
+import {
+  NODE_REGISTRY,
+  binaryImage,
+  cgroupMounts,
+  cgroupPids,
+  containerMemoryCgroup,
+  reapNodes,
+} from '../kube/node';
 import { eventually, sleep } from '../kube/wait';
 import * as yaml from 'js-yaml';
 
@@ -478,13 +485,8 @@ Node(
     const server = (await getPod(cluster, 'server'))!;
     const cid = server.status!.containerStatuses![0]!.containerID!.replace('containerd://', '');
     // cgroup v1 (this machine): memory.limit_in_bytes in the memory hierarchy; v2: memory.max.
-    const v1 = cgroupMounts().find((m) => fs.existsSync(path.join(m, 'memory.limit_in_bytes')));
-    const v2 = cgroupMounts().find((m) => fs.existsSync(path.join(m, 'cgroup.controllers')) && !v1);
-    const [memory, limitName] = v1 ? [v1, 'memory.limit_in_bytes'] : [v2, 'memory.max'];
-    assert.ok(memory, 'a cgroup memory controller');
-    const limitFile = findFile(path.join(memory!, node.cgroup), cid, limitName);
-    assert.ok(limitFile, `memory cgroup of container ${cid}`);
-    assert.is(Number(fs.readFileSync(limitFile!, 'utf8')), mib(template().container.resources.limits.memory));
+    const { limitFile } = containerMemoryCgroup(node, cid);
+    assert.is(Number(fs.readFileSync(limitFile, 'utf8')), mib(template().container.resources.limits.memory));
 
     const pod = testPod('hog', image.name, ['oom', '--step-mib', '4'], {
       memoryLimit: `${OOM_LIMIT_MIB}Mi`,
@@ -519,23 +521,6 @@ Node(
     );
   },
 );
-
-function findFile(dir: string, containerDir: string, file: string): string | undefined {
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return undefined;
-  }
-  for (const e of entries) {
-    if (!e.isDirectory()) continue;
-    const p = path.join(dir, e.name);
-    if (e.name === containerDir && fs.existsSync(path.join(p, file))) return path.join(p, file);
-    const found = findFile(p, containerDir, file);
-    if (found) return found;
-  }
-  return undefined;
-}
 
 Node(
   'GIVEN the running Pod WHEN it is deleted THEN its process gets SIGTERM and the kubelet reports its exit code',

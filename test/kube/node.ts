@@ -257,6 +257,68 @@ export function cgroupMounts(): string[] {
   return out;
 }
 
+/** A directory under `dir` named `name`, depth first; undefined when there is none. */
+function findDir(dir: string, name: string): string | undefined {
+  for (const e of safeReaddirents(dir)) {
+    if (!e.isDirectory()) continue;
+    const p = path.join(dir, e.name);
+    if (e.name === name) return p;
+    const found = findDir(p, name);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function safeReaddirents(dir: string): fs.Dirent[] {
+  try {
+    return fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+/** The memory cgroup of a container and the files that hold its limit and its peak usage. */
+export interface ContainerMemoryCgroup {
+  readonly dir: string;
+  /** cgroup v1 `memory.limit_in_bytes`, v2 `memory.max`. */
+  readonly limitFile: string;
+  /** cgroup v1 `memory.max_usage_in_bytes`, v2 `memory.peak` (where the kernel has it). */
+  readonly peakFile: string;
+  /** cgroup v1 `memory.failcnt` (times the limit was hit), v2 `memory.events` (its `max` line). */
+  readonly eventsFile: string;
+}
+
+/**
+ * The memory cgroup of a container of a node's Pod, from its CRI container ID (the part of
+ * `containerStatuses[].containerID` after `containerd://`): the kubelet puts it under the node's
+ * cgroupRoot (`<root>/kubepods/<qos>/pod<uid>/<id>`, cgroupfs driver).
+ */
+export function containerMemoryCgroup(
+  node: Pick<TestNode, 'cgroup'>,
+  containerId: string,
+): ContainerMemoryCgroup {
+  const mounts = cgroupMounts();
+  const v1 = mounts.find((m) => fs.existsSync(path.join(m, 'memory.limit_in_bytes')));
+  const v2 = v1 ? undefined : mounts.find((m) => fs.existsSync(path.join(m, 'cgroup.controllers')));
+  const memory = v1 ?? v2;
+  if (!memory) throw new Error('no cgroup memory controller on this machine');
+  const dir = findDir(path.join(memory, node.cgroup), containerId);
+  if (!dir) throw new Error(`no memory cgroup of container ${containerId} under ${memory}${node.cgroup}`);
+  return v1
+    ? {
+        dir,
+        limitFile: path.join(dir, 'memory.limit_in_bytes'),
+        peakFile: path.join(dir, 'memory.max_usage_in_bytes'),
+        eventsFile: path.join(dir, 'memory.failcnt'),
+      }
+    : {
+        dir,
+        limitFile: path.join(dir, 'memory.max'),
+        peakFile: path.join(dir, 'memory.peak'),
+        eventsFile: path.join(dir, 'memory.events'),
+      };
+}
+
 /** Names of top-level cgroups starting with prefix, in any hierarchy. */
 function cgroupNames(prefix: string): string[] {
   const names = new Set<string>();
