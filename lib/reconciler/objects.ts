@@ -26,6 +26,8 @@ export interface CachedMeta {
   readonly creationTimestamp: string;
   /** Set once the object is being deleted (it still exists because of finalizers). */
   readonly deleting: boolean;
+  /** When the deletion was asked for (RFC 3339, the API server's clock), while `deleting`. */
+  readonly deletionTimestamp?: string;
   readonly finalizers: readonly string[];
 }
 
@@ -105,6 +107,9 @@ function meta(o: Json): CachedMeta {
     resourceVersion: str(m.resourceVersion) ?? '',
     creationTimestamp: str(m.creationTimestamp) ?? '',
     deleting: typeof m.deletionTimestamp === 'string' && m.deletionTimestamp !== '',
+    ...(typeof m.deletionTimestamp === 'string' && m.deletionTimestamp !== ''
+      ? { deletionTimestamp: m.deletionTimestamp }
+      : {}),
     finalizers: Array.isArray(m.finalizers)
       ? m.finalizers.filter((f): f is string => typeof f === 'string')
       : [],

@@ -175,10 +175,16 @@ export class SimulatedMember {
     return svc;
   }
 
-  /** The ServiceExport went away (or the Service lost its endpoints): both exports are deleted. */
-  async withdrawService(ns: string, name: string): Promise<void> {
-    await this.deleteExport(serviceExportName(this.id, ns, name, 'endpoints'));
+  /**
+   * The ServiceExport went away (or the Service lost its endpoints): both exports are deleted, as
+   * the member's cleanup does it (handleServiceDeleteEvent, then handleEndpointDeleteEvent): the
+   * Service export first, the Endpoints export 20-40 ms later (`gapMs`, random in that range by
+   * default), each kept by the leader's finalizer until the leader has withdrawn its data.
+   */
+  async withdrawService(ns: string, name: string, gapMs = 20 + Math.random() * 20): Promise<void> {
     await this.deleteExport(serviceExportName(this.id, ns, name, 'service'));
+    await new Promise((res) => setTimeout(res, gapMs));
+    await this.deleteExport(serviceExportName(this.id, ns, name, 'endpoints'));
   }
 
   /** The ClusterInfo export (§f). */

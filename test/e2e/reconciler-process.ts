@@ -154,3 +154,10 @@ export function startReconciler(f: ClusterSetFixture, name: string, o: StartOpti
   running.add(proc);
   return proc;
 }
+
+/** The sum of every series of a metric (all label sets) in parsed /metrics; 0 when it has none. */
+export function metricSum(m: ReadonlyMap<string, number>, name: string): number {
+  let n = 0;
+  for (const [k, v] of m) if (k === name || k.startsWith(`${name}{`)) n += v;
+  return n;
+}

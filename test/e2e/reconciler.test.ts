@@ -11,7 +11,7 @@ import { request, stopAll } from '../kube/cluster';
 import { eventually } from '../kube/wait';
 import { setUpClusterSet, type ClusterSetFixture } from './fixture';
 import { SimulatedMember } from './member';
-import { startReconciler, type ReconcilerProcess } from './reconciler-process';
+import { metricSum, startReconciler, type ReconcilerProcess } from './reconciler-process';
 
 const MC = '/apis/multicluster.crd.antrea.io/v1alpha1/namespaces';
 
@@ -201,10 +201,14 @@ flows(
   },
 );
 
+const REFUSED = 'clusterset_reconciler_refused_exports_total';
+
 flows(
-  'GIVEN exporters withdraw WHEN each deletes its exports THEN finalizers are released promptly, subsets shrink, and the last one deletes the import',
+  "GIVEN exporters withdraw as Antrea's member does (the Service export, then 20-40 ms later the Endpoints export) THEN finalizers are released promptly, subsets shrink, the last one deletes the import, and no export is refused",
   async () => {
     const c = await context();
+    const refusedBefore = metricSum(await c.rec.metrics(), REFUSED);
+    const logsBefore = c.rec.logs.length;
     await c.west.withdrawService('demo', 'web');
     const ms = await untilGone(c, 'resourceexports', serviceExportName('west', 'demo', 'web', 'endpoints'));
     await untilGone(c, 'resourceexports', serviceExportName('west', 'demo', 'web', 'service'));
@@ -216,6 +220,9 @@ flows(
     for (const id of ['east', 'north'])
       for (const kind of ['service', 'endpoints'] as const)
         await untilGone(c, 'resourceexports', serviceExportName(id, 'demo', 'web', kind));
+    const refusals = c.rec.logs.slice(logsBefore).filter((l) => l.msg === 'export refused');
+    assert.equal(refusals, [], 'an ordinary withdrawal logs no refusal');
+    assert.is(metricSum(await c.rec.metrics(), REFUSED), refusedBefore, 'and counts none');
   },
 );
 
