@@ -46,19 +46,24 @@ export interface StartOptions {
   readonly args?: readonly string[];
   /** Run dist/lib/cli/main.js (what the image runs) instead of bin/clusterset. */
   readonly compiled?: boolean;
+  /** Run this CLI entry (e.g. another build's dist/lib/cli/main.js) instead. */
+  readonly entry?: string;
   /** Echo logs to stderr (debugging). Env: RECONCILER_LOGS=1. */
   readonly echo?: boolean;
   /** NODE_OPTIONS of the process (V8 flags, as a Deployment would set them). */
   readonly nodeOptions?: string;
+  /** Arguments of node itself, before the entry (e.g. --cpu-prof, which NODE_OPTIONS refuses). */
+  readonly nodeArgs?: readonly string[];
 }
 
 export function startReconciler(f: ClusterSetFixture, name: string, o: StartOptions = {}): ReconcilerProcess {
-  const entry = o.compiled
-    ? path.join(ROOT, 'dist', 'lib', 'cli', 'main.js')
-    : path.join(ROOT, 'bin', 'clusterset');
+  const entry =
+    o.entry ??
+    (o.compiled ? path.join(ROOT, 'dist', 'lib', 'cli', 'main.js') : path.join(ROOT, 'bin', 'clusterset'));
   if (!fs.existsSync(entry))
     throw new Error(`${entry} does not exist${o.compiled ? ' (npm run build:js)' : ''}`);
   const args = [
+    ...(o.nodeArgs ?? []),
     entry,
     'reconcile',
     '--kubeconfig',
