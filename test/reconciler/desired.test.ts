@@ -410,6 +410,52 @@ test('fails GIVEN an import of another kind under the Endpoints name THEN it is 
   assert.match(o.refused[0]!.why, /already exists with kind ServiceImport/);
 });
 
+test("GIVEN exports as Antrea's member writes them (the whole Service spec) WHEN cached THEN only what the reconcile reads is kept, and it decides the same", () => {
+  const full = exp('east-demo-web-service', {
+    clusterID: 'east',
+    name: 'web',
+    namespace: 'demo',
+    kind: 'Service',
+    service: {
+      serviceSpec: {
+        ports: PORTS,
+        selector: { app: 'web' },
+        clusterIP: '10.96.0.10',
+        clusterIPs: ['10.96.0.10'],
+        type: 'ClusterIP',
+        sessionAffinity: 'None',
+        ipFamilies: ['IPv4'],
+      },
+    },
+    endpoints: { subsets: [] },
+  });
+  assert.equal(full.spec, {
+    clusterID: 'east',
+    name: 'web',
+    namespace: 'demo',
+    kind: 'Service',
+    service: { serviceSpec: { ports: PORTS } },
+  });
+  const broken = exp('west-demo-web-service', {
+    clusterID: 'west',
+    name: 'web',
+    namespace: 'demo',
+    kind: 'Service',
+    service: { serviceSpec: 'x' },
+  });
+  assert.equal(broken.spec, {
+    clusterID: 'west',
+    name: 'web',
+    namespace: 'demo',
+    kind: 'Service',
+    service: { serviceSpec: 'x' },
+  });
+  assert.equal(
+    service([full, epExport('east', '10.1.0.5')]),
+    service([svcExport('east'), epExport('east', '10.1.0.5')]),
+  );
+});
+
 test('GIVEN exports WHEN their keys are computed THEN spec and name decide, never labels', () => {
   assert.is(exportKey(epExport('east', '10.1.0.1')), 'svc/demo/web');
   assert.is(
