@@ -1,21 +1,31 @@
 /**
  * The reconciler benchmark (`npm run bench:reconciler`), on real API servers (test/kube): for each
- * shape MEMBERSxSERVICES, a leader control plane with the compiled bundle, the reconciler as the
- * image runs it (`node dist/lib/cli/main.js reconcile`, built first with `npm run build:js`) under
- * its own ServiceAccount, and members writing what Antrea's member writes (test/e2e/member.ts):
+ * shape MEMBERSxSERVICES/EXPORTERS, a leader control plane with the compiled bundle, the reconciler
+ * as the image runs it (`node dist/lib/cli/main.js reconcile`, built first with `npm run build:js`,
+ * with the Deployment's NODE_OPTIONS) under its own ServiceAccount, and members writing what
+ * Antrea's member writes (test/e2e/member.ts). Service i is exported by EXPORTERS of the members
+ * (m(i), m(i+1), ...), as the model's exportedFrom says.
  *
- * - load: every member exports every Service (a Service and an Endpoints export each), members in
- *   parallel, as fast as the API server takes them: a cold start of the whole ClusterSet;
- * - steady: members change one Service's endpoints (a new ClusterIP) at a steady rate, the way
- *   rollouts and restarts do.
+ * - idle: the reconciler leading, its caches synced, nothing exported yet;
+ * - burst: every member writes all of its exports at once (each member with --member-workers
+ *   Services in flight, a Service export then its Endpoints export per Service, one request each,
+ *   as a member whose reads come from its cache). Figures: the time until the members' writes
+ *   returned (what the reconciler cannot beat), until every Service's Endpoints import holds all of
+ *   its exporters' endpoints ("all merged"), each Service's latency from the start of the write of
+ *   its last Endpoints export to its import holding them all, CPU of the reconciler and of the
+ *   leader's kube-apiserver and etcd, and the reconciler's writes per Service;
+ * - one at a time: with the system quiet (the reconciler's queue empty), one member changes one
+ *   Service's endpoints (a new ClusterIP) and waits for the import to hold it, --single times;
+ * - steady: --rate such changes a second for --steady seconds, members in parallel.
  *
- * Latency is from the start of a member's Endpoints export write to the moment a watch on the
- * leader's ResourceImports shows the import holding it (and no longer the member's previous IP).
- * CPU (user + system) and peak RSS (VmHWM) are the reconciler process's, read from /proc. Not a
- * test: it prints figures and judges them against the goal (p99 < 1 s at 1,000 Services, < 100 MB).
+ * Latency ends when a watch on the leader's ResourceImports (in this process) shows the import. CPU
+ * (user + system) and RSS (VmRSS; peak VmHWM) are read from /proc. Not a test: it prints figures,
+ * and the goals of issue 17 beside them, with Antrea's leader's figures as measured by the issue's
+ * author (not run here: Antrea's leader cannot be built on these machines).
  *
- * Usage: npm run bench:reconciler [-- --shapes 3x10,3x100,3x1000,10x10,10x100,10x1000 --rate 20
- *        --steady 15]
+ * Usage: npm run bench:reconciler [-- --shapes 3x1000/2,10x1000/10 --member-workers 5 --single 200
+ *        --rate 20 --steady 15 --floor yes|no --node-options '...' --cpu-prof DIR
+ *        --compare LABEL=path/to/other/dist/lib/cli/main.js]
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -33,27 +43,75 @@ const ROOT = path.resolve(__dirname, '..', '..');
 
 function arg(name: string, dflt: string): string {
   const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : dflt;
+  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : dflt;
 }
 
-const shapes = arg('shapes', '3x10,3x100,3x1000,10x10,10x100,10x1000')
+interface Shape {
+  readonly members: number;
+  readonly services: number;
+  readonly exporters: number;
+  readonly name: string;
+}
+
+/** The burst of issue 17: 3 members, 1,000 Services, each exported by 2 of the 3. */
+const BURST = '3x1000/2';
+const shapes: Shape[] = arg('shapes', `${BURST},10x1000/10`)
   .split(',')
-  .map((s) => s.split('x').map(Number) as [number, number]);
+  .map((s) => {
+    const m = /^(\d+)x(\d+)(?:\/(\d+))?$/.exec(s);
+    if (!m) throw new Error(`--shapes: ${s} is not MEMBERSxSERVICES[/EXPORTERS]`);
+    const members = Number(m[1]);
+    const exporters = Math.min(members, Number(m[3] ?? m[1]));
+    return { members, services: Number(m[2]), exporters, name: `${members}x${m[2]}/${exporters}` };
+  });
+const MEMBER_WORKERS = Number(arg('member-workers', '5'));
+/** Also run each shape's burst with no reconciler (what the members' writes alone take). */
+const FLOOR = arg('floor', 'yes') !== 'no';
+const SINGLE = Number(arg('single', '200'));
 const RATE = Number(arg('rate', '20'));
 const STEADY_S = Number(arg('steady', '15'));
+/**
+ * The reconcilers to run, each on a fresh control plane per shape, side by side: this build's
+ * dist/lib/cli/main.js, then every LABEL=PATH of --compare (another build's main.js).
+ */
+const ENTRIES: { label: string; entry: string }[] = [
+  { label: 'this build', entry: path.join(ROOT, 'dist', 'lib', 'cli', 'main.js') },
+  ...arg('compare', '')
+    .split(',')
+    .filter(Boolean)
+    .map((c) => {
+      const i = c.indexOf('=');
+      if (i <= 0) throw new Error(`--compare: ${c} is not LABEL=PATH`);
+      return { label: c.slice(0, i), entry: path.resolve(c.slice(i + 1)) };
+    }),
+];
+/** --cpu-prof DIR: the reconciler writes a V8 CPU profile there when it stops. */
+const CPU_PROF = arg('cpu-prof', '');
 /** NODE_OPTIONS of the reconciler: the Deployment's by default; '' for Node's defaults. */
 const NODE_OPTIONS = arg('node-options', RECONCILER_NODE_OPTIONS);
 const PORTS = [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080 }];
 
-function model(members: number, services: number): ModelDraft {
-  const ids = Array.from({ length: members }, (_, i) => `m${i + 1}`);
+/** What issue 17's author measured for Antrea's leader controller, side by side on one API server. */
+const ANTREA = { shape: BURST, allMergedS: 50, cpuS: 17, rssMiB: 108 };
+const GOALS = { allMergedS: 10, rssMiB: ANTREA.rssMiB, singleP99Ms: 50 };
+
+const memberIds = (n: number) => Array.from({ length: n }, (_, i) => `m${i + 1}`);
+
+/** The members exporting Service i: `exporters` of them, from m(i mod members) on. */
+function exportersOf(shape: Shape, i: number): string[] {
+  const ids = memberIds(shape.members);
+  return Array.from({ length: shape.exporters }, (_, k) => ids[(i + k) % shape.members]!);
+}
+
+function model(shape: Shape): ModelDraft {
+  const ids = memberIds(shape.members);
   return {
     clusterSetId: 'bench',
     leader: 'hub',
     members: ids,
     clusters: [cluster('hub', 0), ...ids.map((id, i) => cluster(id, i + 1))],
-    services: Array.from({ length: services }, (_, i) =>
-      service('app', `svc-${i}`, ids, [{ name: 'http', port: 80 }]),
+    services: Array.from({ length: shape.services }, (_, i) =>
+      service('app', `svc-${i}`, exportersOf(shape, i), [{ name: 'http', port: 80 }]),
     ),
   };
 }
@@ -64,25 +122,47 @@ function percentile(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
 }
 
-function procStat(pid: number): { cpuS: number; hwmMB: number; rssMB: number } {
+interface ProcStat {
+  cpuS: number;
+  rssMiB: number;
+  hwmMiB: number;
+}
+
+function procStat(pid: number): ProcStat {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticks = Number(f[11]) + Number(f[12]); // utime + stime
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  return { cpuS: ticks / 100, hwmMB: kb('VmHWM') / 1024, rssMB: kb('VmRSS') / 1024 };
+  return { cpuS: ticks / 100, rssMiB: kb('VmRSS') / 1024, hwmMiB: kb('VmHWM') / 1024 };
 }
 
-/** Watches the leader's ResourceImports and settles expectations "import of svc holds ip, not old". */
+/** CPU seconds of the leader's kube-apiserver and etcd (from the pids test/kube records). */
+function controlPlaneCpuS(f: ClusterSetFixture): number {
+  let cpu = 0;
+  const pids = fs.readFileSync(path.join(f.leader.dir, 'pids'), 'utf8').split('\n').filter(Boolean);
+  for (const pid of pids.map(Number)) {
+    try {
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (/(^|\/)(kube-apiserver|etcd)\0/.test(cmd)) cpu += procStat(pid).cpuS;
+    } catch {
+      // exited
+    }
+  }
+  return cpu;
+}
+
+function loadAverage(): string {
+  return fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+}
+
+/** Watches the leader's ResourceImports and settles "the import of svc holds `want`, not `not`". */
 class ImportWatch {
   private readonly ips = new Map<string, Set<string>>();
-  private readonly waiting: {
-    svc: string;
-    ip: string;
-    old?: string;
-    t0: number;
-    done: (ms: number) => void;
-  }[] = [];
+  private readonly waiting = new Map<
+    string,
+    { want: string[]; not: string[]; done: (at: number) => void }[]
+  >();
   private readonly ac = new AbortController();
 
   constructor(
@@ -90,8 +170,8 @@ class ImportWatch {
     private readonly ns: string,
   ) {}
 
-  async start(): Promise<void> {
-    const path = `/apis/multicluster.crd.antrea.io/v1alpha1/namespaces/${this.ns}/resourceimports`;
+  start(): void {
+    const p = `/apis/multicluster.crd.antrea.io/v1alpha1/namespaces/${this.ns}/resourceimports`;
     const loop = async () => {
       let rv = '';
       while (!this.ac.signal.aborted) {
@@ -100,12 +180,12 @@ class ImportWatch {
             const l = await this.client.request<{
               metadata: { resourceVersion: string };
               items: Record<string, unknown>[];
-            }>('GET', path);
+            }>('GET', p);
             for (const i of l.items) this.seen(i, false);
             rv = l.metadata.resourceVersion;
           }
           await this.client.watch(
-            `${path}?watch=1&resourceVersion=${rv}&allowWatchBookmarks=true&timeoutSeconds=600`,
+            `${p}?watch=1&resourceVersion=${rv}&allowWatchBookmarks=true&timeoutSeconds=600`,
             (e) => {
               rv = String(
                 (e.object.metadata as { resourceVersion?: string } | undefined)?.resourceVersion ?? rv,
@@ -128,6 +208,11 @@ class ImportWatch {
     this.ac.abort();
   }
 
+  private holds(svc: string, want: string[], not: string[]): boolean {
+    const have = this.ips.get(svc);
+    return !!have && want.every((ip) => have.has(ip)) && !not.some((ip) => have.has(ip));
+  }
+
   private seen(o: Record<string, unknown>, deleted: boolean): void {
     const spec = o.spec as {
       kind?: string;
@@ -135,133 +220,294 @@ class ImportWatch {
       endpoints?: { subsets?: { addresses?: { ip: string }[] }[] };
     };
     if (spec?.kind !== 'Endpoints' || !spec.name) return;
-    const ips = new Set(
-      deleted ? [] : (spec.endpoints?.subsets ?? []).flatMap((s) => (s.addresses ?? []).map((a) => a.ip)),
+    const svc = spec.name;
+    this.ips.set(
+      svc,
+      new Set(
+        deleted ? [] : (spec.endpoints?.subsets ?? []).flatMap((s) => (s.addresses ?? []).map((a) => a.ip)),
+      ),
     );
-    this.ips.set(spec.name, ips);
+    const ws = this.waiting.get(svc);
+    if (!ws) return;
     const now = performance.now();
-    for (let i = this.waiting.length - 1; i >= 0; i--) {
-      const w = this.waiting[i]!;
-      if (w.svc === spec.name && ips.has(w.ip) && (!w.old || !ips.has(w.old))) {
-        this.waiting.splice(i, 1);
-        w.done(now - w.t0);
-      }
-    }
+    const left = ws.filter((w) => {
+      if (!this.holds(svc, w.want, w.not)) return true;
+      w.done(now);
+      return false;
+    });
+    if (left.length > 0) this.waiting.set(svc, left);
+    else this.waiting.delete(svc);
   }
 
-  /** Resolves with ms from t0 to the import holding `ip` (and not `old`) for `svc`. */
-  expect(svc: string, ip: string, old: string | undefined, t0: number): Promise<number> {
-    const have = this.ips.get(svc);
-    if (have?.has(ip) && (!old || !have.has(old))) return Promise.resolve(performance.now() - t0);
-    return new Promise((done) => this.waiting.push({ svc, ip, ...(old ? { old } : {}), t0, done }));
-  }
-
-  get pending(): number {
-    return this.waiting.length;
+  /** Resolves with the moment (performance.now()) the import of `svc` holds `want` and not `not`. */
+  until(svc: string, want: string[], not: string[] = []): Promise<number> {
+    if (this.holds(svc, want, not)) return Promise.resolve(performance.now());
+    return new Promise((done) => {
+      const ws = this.waiting.get(svc) ?? [];
+      ws.push({ want, not, done });
+      this.waiting.set(svc, ws);
+    });
   }
 }
 
 interface Result {
-  shape: string;
-  loadS: number;
-  load: number[];
+  shape: Shape;
+  label: string;
+  exports: number;
+  idle: ProcStat;
+  memberWritesS: number;
+  allMergedS: number;
+  burst: number[];
+  burstCpuS: number;
+  burstControlPlaneCpuS: number;
+  /** Until the reconciler's queue is empty again (its deferred status writes done). */
+  quietS: number;
+  quietCpuS: number;
+  quietControlPlaneCpuS: number;
+  /** Reconciler writes per Service until all were merged, and until it was quiet again. */
+  writesMerged: Map<string, number>;
+  writesQuiet: Map<string, number>;
+  single: number[];
   steady: number[];
-  cpuS: number;
-  idleMB: number;
-  hwmMB: number;
-  rssMB: number;
-  heapMB: number;
+  end: ProcStat;
+  heapMiB: number;
+  load: string;
 }
 
-async function runShape(members: number, services: number): Promise<Result> {
-  const f: ClusterSetFixture = await setUpClusterSet(
-    model(members, services),
-    `bench-${members}x${services}`,
+/** Runs `n` tasks with at most `workers` at a time. */
+async function pool(n: number, workers: number, task: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(workers, n) }, async () => {
+      while (next < n) await task(next++);
+    }),
   );
-  const kc = new KubeConfig();
-  kc.loadFromFile(f.leader.kubeconfigPath);
-  const watch = new ImportWatch(new KubeClient(kc, { userAgent: 'bench' }), f.ns);
-  await watch.start();
+}
+
+/** The members of a fixture, as SimulatedMembers that have announced themselves. */
+async function membersOf(f: ClusterSetFixture): Promise<SimulatedMember[]> {
   const ms = f.plan.members.map(
     (m) =>
       new SimulatedMember(m.id, f.leader, f.tokens.get(m.id)!, f.ns, f.plan.clusterSetId, f.plan.leader.id),
   );
   for (const m of ms) await m.announce();
-  const rec = startReconciler(f, 'bench', { compiled: true, nodeOptions: NODE_OPTIONS });
+  return ms;
+}
+
+/** The endpoint IPs: a fresh ClusterIP per member and version. */
+class Addresses {
+  private version = 0;
+  /** `${svc}/${member}` → the ClusterIP exported now. */
+  readonly current = new Map<string, string>();
+
+  next(svc: string, member: string, mi: number): string {
+    this.version++;
+    const ip = `10.${mi + 1}.${Math.floor(this.version / 250) % 250}.${this.version % 250}`;
+    this.current.set(`${svc}/${member}`, ip);
+    return ip;
+  }
+}
+
+/**
+ * The burst: every member writes all of its exports at once, `MEMBER_WORKERS` Services in flight
+ * each, each Service its Service export and then its Endpoints export (one request each). Resolves
+ * when the writes have returned, with when it started and, per Service, when the write of its last
+ * Endpoints export started.
+ */
+async function burst(
+  shape: Shape,
+  ms: SimulatedMember[],
+  ips: Addresses,
+): Promise<{ t0: number; lastWrite: Map<number, number>; memberWritesS: number }> {
+  const byMember = ms.map(() => [] as number[]);
+  for (let s = 0; s < shape.services; s++)
+    for (const id of exportersOf(shape, s)) byMember[ms.findIndex((m) => m.id === id)]!.push(s);
+  const lastWrite = new Map<number, number>();
+  const t0 = performance.now();
+  await Promise.all(
+    ms.map((m, mi) =>
+      pool(byMember[mi]!.length, MEMBER_WORKERS, async (k) => {
+        const s = byMember[mi]![k]!;
+        const svc = `svc-${s}`;
+        await m.createExport(m.serviceExport('app', svc, PORTS));
+        lastWrite.set(s, performance.now());
+        await m.createExport(
+          m.endpointsExport(
+            'app',
+            svc,
+            SimulatedMember.clusterIpSubsets(ips.current.get(`${svc}/${m.id}`)!, PORTS),
+          ),
+        );
+      }),
+    ),
+  );
+  return { t0, lastWrite, memberWritesS: (performance.now() - t0) / 1000 };
+}
+
+/** The floor: the same burst on a fresh control plane with no reconciler at all. */
+async function floor(shape: Shape): Promise<{ memberWritesS: number; controlPlaneCpuS: number }> {
+  const f = await setUpClusterSet(model(shape), `floor-${shape.members}x${shape.services}`);
+  const ms = await membersOf(f);
+  const ips = new Addresses();
+  for (let s = 0; s < shape.services; s++)
+    for (const id of exportersOf(shape, s))
+      ips.next(
+        `svc-${s}`,
+        id,
+        ms.findIndex((m) => m.id === id),
+      );
+  const cp0 = controlPlaneCpuS(f);
+  const { memberWritesS } = await burst(shape, ms, ips);
+  const cpu = controlPlaneCpuS(f) - cp0;
+  await stopAll();
+  fs.rmSync(f.dir, { recursive: true, force: true });
+  return { memberWritesS, controlPlaneCpuS: cpu };
+}
+
+/** Reconciler writes per Service between two /metrics snapshots, by action (and result if not ok). */
+function writesPerService(
+  before: Map<string, number>,
+  after: Map<string, number>,
+  services: number,
+): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [k, v] of after) {
+    const m = /^clusterset_reconciler_writes_total\{action="([^"]+)",result="([^"]+)"\}$/.exec(k);
+    if (!m) continue;
+    const key = m[2] === 'ok' ? m[1]! : `${m[1]} ${m[2]}`;
+    const d = (v - (before.get(k) ?? 0)) / services;
+    if (d >= 0.005) out.set(key, (out.get(key) ?? 0) + d);
+  }
+  return out;
+}
+
+async function runShape(shape: Shape, run: { label: string; entry: string }): Promise<Result> {
+  const f = await setUpClusterSet(model(shape), `bench-${shape.members}x${shape.services}`);
+  const kc = new KubeConfig();
+  kc.loadFromFile(f.leader.kubeconfigPath);
+  const watch = new ImportWatch(new KubeClient(kc, { userAgent: 'bench' }), f.ns);
+  watch.start();
+  const ms = await membersOf(f);
+  const rec = startReconciler(f, 'bench', {
+    entry: run.entry,
+    nodeOptions: NODE_OPTIONS,
+    ...(CPU_PROF ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF)}`] } : {}),
+  });
   const pid = rec.child.pid!;
   await eventually('leader', async () =>
     (await rec.metrics()).get('clusterset_reconciler_leader') === 1 ? true : undefined,
   );
-  const idle = procStat(pid);
-  const cpu0 = idle.cpuS;
-  const ip = new Map<string, string>();
-  let version = 0;
-  const nextIp = (mi: number) => {
-    version++;
-    return `10.${mi + 1}.${Math.floor(version / 250) % 250}.${version % 250}`;
-  };
-
-  // Load: every member exports every Service.
-  const load: Promise<number>[] = [];
-  const t0 = performance.now();
-  await Promise.all(
-    ms.map(async (m, mi) => {
-      for (let s = 0; s < services; s++) {
-        const svc = `svc-${s}`;
-        const addr = nextIp(mi);
-        await m.upsertExport(m.serviceExport('app', svc, PORTS));
-        const start = performance.now();
-        await m.upsertExport(m.endpointsExport('app', svc, SimulatedMember.clusterIpSubsets(addr, PORTS)));
-        ip.set(`${svc}/${m.id}`, addr);
-        load.push(watch.expect(svc, addr, undefined, start));
-      }
-    }),
-  );
-  const loadLat = await Promise.all(load);
-  const loadS = (performance.now() - t0) / 1000;
-
-  // Steady: RATE endpoint changes a second for STEADY_S seconds.
-  const steady: Promise<number>[] = [];
-  const n = RATE * STEADY_S;
-  const begin = performance.now();
-  const inFlight: Promise<void>[] = [];
-  for (let i = 0; i < n; i++) {
-    const due = begin + (i * 1000) / RATE;
-    const wait = due - performance.now();
-    if (wait > 0) await sleep(wait);
-    const mi = i % ms.length;
-    const m = ms[mi]!;
-    const svc = `svc-${(i * 7919) % services}`;
-    const old = ip.get(`${svc}/${m.id}`);
-    const addr = nextIp(mi);
-    ip.set(`${svc}/${m.id}`, addr);
-    inFlight.push(
-      (async () => {
-        const start = performance.now();
-        await m.upsertExport(m.endpointsExport('app', svc, SimulatedMember.clusterIpSubsets(addr, PORTS)));
-        steady.push(watch.expect(svc, addr, old, start));
-      })(),
+  const quiet = () =>
+    eventually(
+      'reconciler queue empty',
+      async () => {
+        const m = await rec.metrics();
+        return m.get('clusterset_reconciler_queue_depth') === 0 &&
+          m.get('clusterset_reconciler_queue_in_flight') === 0
+          ? true
+          : undefined;
+      },
+      300_000,
+      500,
     );
+  await quiet();
+  await sleep(2000);
+  const idle = procStat(pid);
+  const ips = new Addresses();
+
+  const writes0 = await rec.metrics();
+  const cpu0 = procStat(pid).cpuS;
+  const cp0 = controlPlaneCpuS(f);
+  const merged: Promise<number>[] = [];
+  for (let s = 0; s < shape.services; s++) {
+    const want = exportersOf(shape, s).map((id) =>
+      ips.next(
+        `svc-${s}`,
+        id,
+        ms.findIndex((m) => m.id === id),
+      ),
+    );
+    merged.push(watch.until(`svc-${s}`, want));
   }
-  await Promise.all(inFlight);
+  const { t0, lastWrite, memberWritesS } = await burst(shape, ms, ips);
+  const mergedAt = await Promise.all(merged);
+  const allMergedS = (Math.max(...mergedAt) - t0) / 1000;
+  const burstLatency = mergedAt.map((at, s) => at - lastWrite.get(s)!);
+  const burstCpuS = procStat(pid).cpuS - cpu0;
+  const burstControlPlaneCpuS = controlPlaneCpuS(f) - cp0;
+  const writesMerged = writesPerService(writes0, await rec.metrics(), shape.services);
+  await quiet();
+  const quietS = (performance.now() - t0) / 1000;
+  const quietCpuS = procStat(pid).cpuS - cpu0;
+  const quietControlPlaneCpuS = controlPlaneCpuS(f) - cp0;
+  const writesQuiet = writesPerService(writes0, await rec.metrics(), shape.services);
+
+  // One at a time, with the system quiet.
+  const change = async (i: number): Promise<number> => {
+    const s = (i * 7919) % shape.services;
+    const svc = `svc-${s}`;
+    const id = exportersOf(shape, s)[i % shape.exporters]!;
+    const mi = ms.findIndex((m) => m.id === id);
+    const m = ms[mi]!;
+    const old = ips.current.get(`${svc}/${id}`)!;
+    const addr = ips.next(svc, id, mi);
+    // From the write itself: the member reads the export from its cache, not from the API server.
+    let start: number | undefined;
+    const seen = watch.until(svc, [addr], [old]);
+    await m.upsertExport(
+      m.endpointsExport('app', svc, SimulatedMember.clusterIpSubsets(addr, PORTS)),
+      () => (start ??= performance.now()),
+    );
+    return (await seen) - start!;
+  };
+  const single: number[] = [];
+  for (let i = 0; i < SINGLE; i++) {
+    single.push(await change(i));
+    await sleep(50);
+  }
+
+  // Steady: RATE changes a second for STEADY_S seconds.
+  const steady: Promise<number>[] = [];
+  const begin = performance.now();
+  for (let i = 0; i < RATE * STEADY_S; i++) {
+    const wait = begin + (i * 1000) / RATE - performance.now();
+    if (wait > 0) await sleep(wait);
+    steady.push(change(SINGLE + i));
+  }
   const steadyLat = await Promise.all(steady);
-  const st = procStat(pid);
-  const heapMB = ((await rec.metrics()).get('process_heap_bytes') ?? NaN) / 2 ** 20;
+  const end = procStat(pid);
+  const heapMiB = ((await rec.metrics()).get('process_heap_bytes') ?? NaN) / 2 ** 20;
+  const load = loadAverage();
   watch.stop();
   await rec.stop();
   await stopAll();
   fs.rmSync(f.dir, { recursive: true, force: true });
   return {
-    shape: `${members}x${services}`,
-    loadS,
-    load: loadLat,
+    shape,
+    label: run.label,
+    exports: 2 * shape.services * shape.exporters,
+    idle,
+    memberWritesS,
+    allMergedS,
+    burst: burstLatency,
+    burstCpuS,
+    burstControlPlaneCpuS,
+    quietS,
+    quietCpuS,
+    quietControlPlaneCpuS,
+    writesMerged,
+    writesQuiet,
+    single,
     steady: steadyLat,
-    cpuS: st.cpuS - cpu0,
-    idleMB: idle.rssMB,
-    hwmMB: st.hwmMB,
-    rssMB: st.rssMB,
-    heapMB,
+    end,
+    heapMiB,
+    load,
   };
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) => r.map((c, i) => c.padStart(widths[i]!)).join('  ')).join('\n') + '\n';
 }
 
 async function main(): Promise<void> {
@@ -269,52 +515,124 @@ async function main(): Promise<void> {
     throw new Error(
       'run `npm run build:js` first (the benchmark runs the compiled reconciler, as the image does)',
     );
+  const loadBefore = loadAverage();
   const results: Result[] = [];
-  for (const [m, s] of shapes) {
-    process.stderr.write(`shape ${m} members x ${s} services…\n`);
-    results.push(await runShape(m, s));
+  const floors = new Map<string, { memberWritesS: number; controlPlaneCpuS: number }>();
+  for (const shape of shapes) {
+    const what = `${shape.members} members x ${shape.services} Services, each exported by ${shape.exporters}`;
+    if (FLOOR) {
+      process.stderr.write(`no reconciler (the floor): ${what}…\n`);
+      floors.set(shape.name, await floor(shape));
+    }
+    for (const run of ENTRIES) {
+      process.stderr.write(`${run.label}: ${what}…\n`);
+      results.push(await runShape(shape, run));
+    }
   }
-  const fmt = (x: number) => (Number.isNaN(x) ? '-' : x >= 100 ? x.toFixed(0) : x.toFixed(1));
-  const rows = [
-    [
-      'shape',
-      'load s',
-      'load p50 ms',
-      'load p99 ms',
-      'steady p50 ms',
-      'steady p99 ms',
-      'cpu s',
-      'peak RSS MB',
-    ],
-    ...results.map((r) => [
-      r.shape,
-      r.loadS.toFixed(1),
-      fmt(percentile(r.load, 50)),
-      fmt(percentile(r.load, 99)),
-      fmt(percentile(r.steady, 50)),
-      fmt(percentile(r.steady, 99)),
-      r.cpuS.toFixed(1),
-      r.idleMB.toFixed(0),
-      r.hwmMB.toFixed(0),
-      r.rssMB.toFixed(0),
-      r.heapMB.toFixed(0),
-    ]),
-  ];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const r of rows) process.stdout.write(r.map((c, i) => c.padStart(widths[i]!)).join('  ') + '\n');
+  const name = (r: Result) => (ENTRIES.length > 1 ? `${r.shape.name} ${r.label}` : r.shape.name);
+  const f0 = (x: number) => (Number.isNaN(x) ? '-' : x >= 100 ? x.toFixed(0) : x.toFixed(1));
+  const ms = (xs: number[]) => `${f0(percentile(xs, 50))} / ${f0(percentile(xs, 99))}`;
   process.stdout.write(
-    `steady rate ${RATE}/s for ${STEADY_S} s; load = every member exports every Service at once (cold start); NODE_OPTIONS=${JSON.stringify(NODE_OPTIONS)}\n`,
+    table([
+      [
+        'shape',
+        'exports',
+        'members wrote s',
+        'all merged s',
+        'quiet s',
+        'burst p50/p99 ms',
+        'one-at-a-time p50/p99 ms',
+        'steady p50/p99 ms',
+        'CPU s merged/quiet',
+        'apiserver+etcd CPU s merged/quiet',
+        'idle RSS MiB',
+        'peak RSS MiB',
+      ],
+      [
+        `${ANTREA.shape} Antrea leader*`,
+        '4000',
+        '-',
+        String(ANTREA.allMergedS),
+        '-',
+        '-',
+        '-',
+        '-',
+        String(ANTREA.cpuS),
+        '-',
+        '-',
+        String(ANTREA.rssMiB),
+      ],
+      ...[...floors].map(([shape, fl]) => [
+        `${shape} members only**`,
+        '-',
+        fl.memberWritesS.toFixed(1),
+        '-',
+        '-',
+        '-',
+        '-',
+        '-',
+        '-',
+        fl.controlPlaneCpuS.toFixed(1),
+        '-',
+        '-',
+      ]),
+      ...results.map((r) => [
+        name(r),
+        String(r.exports),
+        r.memberWritesS.toFixed(1),
+        r.allMergedS.toFixed(1),
+        r.quietS.toFixed(1),
+        ms(r.burst),
+        ms(r.single),
+        ms(r.steady),
+        `${r.burstCpuS.toFixed(1)} / ${r.quietCpuS.toFixed(1)}`,
+        `${r.burstControlPlaneCpuS.toFixed(1)} / ${r.quietControlPlaneCpuS.toFixed(1)}`,
+        r.idle.rssMiB.toFixed(0),
+        r.end.hwmMiB.toFixed(0),
+      ]),
+    ]),
   );
-  for (const r of results.filter((x) => x.shape.endsWith('x1000'))) {
-    const p99 = percentile(r.steady, 99);
+  process.stdout.write(
+    "* Antrea's leader controller: issue 17's measurement (side by side on one API server), not run by this benchmark.\n" +
+      (FLOOR
+        ? '** the same burst on a fresh control plane with no reconciler: what the members\' writes alone take (the floor of "all merged").\n'
+        : '') +
+      `burst: each member ${MEMBER_WORKERS} Services in flight; one at a time: ${SINGLE} changes; steady: ${RATE}/s for ${STEADY_S} s; ` +
+      `NODE_OPTIONS=${JSON.stringify(NODE_OPTIONS)}; load average ${loadBefore} before, ${results.at(-1)?.load ?? '-'} after\n`,
+  );
+  const perService = (w: Map<string, number>) =>
+    [...w]
+      .sort()
+      .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+      .join(', ') || 'none';
+  for (const r of results)
     process.stdout.write(
-      `${r.shape}: steady p99 ${fmt(p99)} ms ${p99 < 1000 ? 'MET' : 'NOT MET'} (< 1000); peak RSS ${r.hwmMB.toFixed(0)} MB ${r.hwmMB < 100 ? 'MET' : 'NOT MET'} (< 100)\n`,
+      `${name(r)}: reconciler writes per Service until all merged: ${perService(r.writesMerged)}; until quiet: ${perService(r.writesQuiet)}; RSS at the end ${r.end.rssMiB.toFixed(0)} MiB, V8 heap ${f0(r.heapMiB)} MiB\n`,
     );
+  const verdict = (ok: boolean) => (ok ? 'MET' : 'MISSED');
+  for (const r of results) {
+    const lines: string[] = [];
+    if (r.shape.name === BURST)
+      lines.push(
+        `all merged ${r.allMergedS.toFixed(1)} s ${verdict(r.allMergedS <= GOALS.allMergedS)} (<= ${GOALS.allMergedS} s from the burst's start; Antrea's leader ${ANTREA.allMergedS} s)`,
+      );
+    const rss = Math.max(r.idle.rssMiB, r.end.hwmMiB);
+    lines.push(
+      `RSS idle ${r.idle.rssMiB.toFixed(0)} / peak ${r.end.hwmMiB.toFixed(0)} MiB ${verdict(rss < GOALS.rssMiB)} (< ${GOALS.rssMiB} MiB, Antrea's leader)`,
+    );
+    const p99 = percentile(r.single, 99);
+    lines.push(
+      `one-at-a-time p99 ${f0(p99)} ms ${verdict(p99 < GOALS.singleP99Ms)} (< ${GOALS.singleP99Ms} ms)`,
+    );
+    process.stdout.write(`${name(r)}: ${lines.join('; ')}\n`);
   }
 }
 
-main().catch(async (e: unknown) => {
-  process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
-  await stopAll();
-  process.exitCode = 1;
-});
+main().then(
+  () => process.exit(0),
+  async (e: unknown) => {
+    process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
+    await stopAll();
+    process.exit(1); // the imports watch of a failed shape would keep the process alive
+  },
+);

@@ -1,20 +1,15 @@
 #!/usr/bin/env node
 /**
  * The clusterset CLI. Thin: yargs parses, library verbs do the work; flags choose what to do and
- * where to write, never what is rendered.
+ * where to write, never what is rendered. The commands are in commands.ts, loaded for every command
+ * but `reconcile`: what the leader's image runs loads yargs and the reconciler alone, none of the
+ * compiler's modules (cdk8s, the bindings, the renderers: about 35 MB of resident memory).
  */
-import * as path from 'node:path';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import type { CompileResult } from '../compile';
-import { diffCommand, staleSummary } from './diff';
-import { explainCommand } from './explain';
-import { initCommand } from './init';
+import type * as Commands from './commands';
 import { reconcileCommand } from './reconcile';
-import { tokenCommand } from './token';
-import { REPORT_FORMATS, compileModelFile, loadReported, reportProblems, type ReportFormat } from './model';
-import type * as Synth from '../synth';
-import { WriteError, planWrite } from './write';
+import type * as Write from './write';
 
 /**
  * Exit statuses, the same for every command: 0 ok; 1 findings (a stale out/, changes with
@@ -24,136 +19,18 @@ import { WriteError, planWrite } from './write';
 export const EXIT_USAGE = 2;
 export const EXIT_IO = 74;
 
-const FORMAT_OPTION = {
-  choices: REPORT_FORMATS,
-  default: 'text' as ReportFormat,
-  describe: 'how problems are reported: text, json (stdout) or github (annotations on stdout)',
-} as const;
-
-function progress(enabled: boolean): (stage: string) => void {
-  const t0 = performance.now();
-  return (stage) => {
-    if (enabled) process.stderr.write(`  ${((performance.now() - t0) / 1000).toFixed(2)}s ${stage}…\n`);
-  };
-}
-
-function summary(r: CompileResult): string {
-  const objects = [...r.objectCounts.values()].reduce((a, b) => a + b, 0);
-  const delivery = [...(r.delivery?.values() ?? [])].reduce((a, b) => a + b.length, 0);
-  return `${r.objectCounts.size} clusters, ${objects} objects${delivery > 0 ? ` (+${delivery} delivery objects)` : ''}`;
-}
-
 export async function main(argv: string[]): Promise<void> {
-  await yargs(argv)
-    .scriptName('clusterset')
-    .option('progress', {
-      type: 'boolean',
-      describe: 'print stage timings to stderr',
-      default: process.stderr.isTTY,
-    })
-    .command(
-      'synth [model]',
-      'render the ClusterSet into one bundle per cluster',
-      (y) =>
-        y
-          .positional('model', {
-            type: 'string',
-            default: 'clusterset.ts',
-            describe: 'model file (.ts, .js, .json, .yaml)',
-          })
-          .option('out', { type: 'string', default: 'out', describe: 'output directory' })
-          .option('check', {
-            type: 'boolean',
-            default: false,
-            describe: 'write nothing; exit 1 if the output directory is stale',
-          })
-          .option('force', {
-            type: 'boolean',
-            default: false,
-            describe: 'compile and compare every file even when out/ is up to date with the model',
-          })
-          .option('format', FORMAT_OPTION)
-          .example('$0 synth', 'render clusterset.ts into out/')
-          .example('$0 synth --check', 'in CI: exit 1 when out/ is not what the model renders')
-          .example('$0 synth --format github', 'in GitHub Actions: model problems as annotations'),
-      async (a) => {
-        const format = a.format as ReportFormat;
-        const outDir = path.resolve(a.out);
-        const modelOptions = { consequence: 'nothing was written', format, onStage: progress(a.progress) };
-        if (a.check) {
-          const r = await compileModelFile(a.model, modelOptions);
-          if (!r) return;
-          const p = planWrite(outDir, r.files);
-          if (p.strays.length > 0) {
-            process.stderr.write(
-              `clusterset: ${a.out}/ holds what an interrupted synth left (${p.strays.join(', ')}): ` +
-                'run `npm run synth` to complete or drop it, and commit the result.\n',
-            );
-            process.exitCode = 1;
-            return;
-          }
-          if (p.write.length + p.prune.length > 0) {
-            process.stderr.write(
-              `clusterset: ${a.out}/ is stale: run \`npm run synth\` and commit the result.\n`,
-            );
-            process.stderr.write(staleSummary(outDir, r.files));
-            for (const f of p.write) process.stderr.write(`  changed: ${f}\n`);
-            for (const f of p.prune) process.stderr.write(`  stale:   ${f}\n`);
-            process.exitCode = 1;
-            return;
-          }
-          process.stdout.write(`${a.out}/ is up to date (${summary(r)}, ${p.unchanged.length} files).\n`);
-          return;
-        }
-        const loaded = await loadReported(a.model, modelOptions);
-        if (!loaded) return;
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const { synthInto } = require('../synth') as typeof Synth;
-        const s = synthInto(loaded.input, outDir, { force: a.force, onStage: modelOptions.onStage });
-        if (s.result && s.result.diagnostics.length > 0) {
-          reportProblems(a.model, s.result.diagnostics, modelOptions);
-          return;
-        }
-        if (s.recovered) process.stderr.write(`clusterset: ${a.out}/: ${s.recovered}.\n`);
-        if (format === 'json') {
-          const counts = { written: s.write.length, unchanged: s.unchanged.length, pruned: s.prune.length };
-          process.stdout.write(
-            `${JSON.stringify({ ok: true, diagnostics: [], compiled: s.result !== undefined, files: counts })}\n`,
-          );
-          return;
-        }
-        process.stdout.write(
-          s.result
-            ? `${summary(s.result)}: ${s.write.length} files written, ${s.unchanged.length} unchanged, ${s.prune.length} pruned (${a.out}/)\n`
-            : `${a.out}/ is up to date: the model and clusterset are unchanged since the last synth; nothing compiled or written (${s.unchanged.length} files; --force compiles and compares anyway)\n`,
-        );
-      },
-    )
-    .command(
-      'validate [model]',
-      'check the model and the rendered output without writing anything',
-      (y) =>
-        y
-          .positional('model', { type: 'string', default: 'clusterset.ts' })
-          .option('format', FORMAT_OPTION)
-          .example('$0 validate --format json', 'every diagnostic as JSON on stdout'),
-      async (a) => {
-        const format = a.format as ReportFormat;
-        const r = await compileModelFile(a.model, {
-          consequence: 'nothing was checked',
-          format,
-          onStage: progress(a.progress),
-        });
-        if (!r) return;
-        if (format === 'json') process.stdout.write(`${JSON.stringify({ ok: true, diagnostics: [] })}\n`);
-        else process.stdout.write(`${a.model} is valid: ${summary(r)}, ${r.files.size} files.\n`);
-      },
-    )
-    .command(diffCommand)
-    .command(explainCommand)
-    .command(initCommand)
-    .command(tokenCommand)
-    .command(reconcileCommand)
+  const base = yargs(argv).scriptName('clusterset').option('progress', {
+    type: 'boolean',
+    describe: 'print stage timings to stderr',
+    default: process.stderr.isTTY,
+  });
+  const cli =
+    argv.find((a) => !a.startsWith('-')) === 'reconcile'
+      ? base.command(reconcileCommand)
+      : // eslint-disable-next-line @typescript-eslint/no-require-imports
+        (require('./commands') as typeof Commands).withCommands(base);
+  await cli
     .demandCommand(1)
     .strict()
     // A handler's error is the command's failure, reported by run(), not a usage error: yargs would
@@ -173,7 +50,8 @@ export async function run(argv: string[]): Promise<void> {
   try {
     await main(argv);
   } catch (e) {
-    if (e instanceof WriteError) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    if (e instanceof (require('./write') as typeof Write).WriteError) {
       // An I/O failure the user can fix: one line, out/ as it was.
       process.stderr.write(`clusterset: ${e.message}\n`);
       process.exitCode = EXIT_IO;

@@ -162,7 +162,7 @@ export class Controller {
     });
     this.queue = new WorkQueue({
       concurrency: o.workers ?? 4,
-      process: (key) => this.process(key),
+      process: (key, deferred) => this.process(key, deferred),
       onError: (key, e, retryInMs, failures) => {
         if (e instanceof NotLeader) return;
         const log = failures >= 3 ? o.log.warn : o.log.info;
@@ -367,7 +367,13 @@ export class Controller {
     }
   }
 
-  private async process(key: string): Promise<{ requeueAfterMs?: number }> {
+  /**
+   * Reconciles a key: computes its outcome and applies it, all but the export status writes, which
+   * wait behind every other key (the queue's deferred lane): when the key comes round there, its
+   * outcome is computed again and applied whole, the status writes at once. Imports (what members
+   * act on) are so never queued behind statuses (what only people read) in a burst.
+   */
+  private async process(key: string, deferred: boolean): Promise<{ requeueAfterMs?: number }> {
     const type = key.split('/')[0]!;
     const t0 = performance.now();
     let result = 'ok';
@@ -384,9 +390,21 @@ export class Controller {
         }
       }
       const refused = new Map(outcome.refused.map((r) => [r.export, r.why]));
+      const statuses: Action[] = [];
       for (const a of outcome.actions) {
+        if (a.op === 'exportStatus') {
+          statuses.push(a);
+          continue;
+        }
         if (!this.elector.isLeader()) throw new NotLeader();
         await this.apply(key, a, refused);
+      }
+      if (statuses.length > 0 && !deferred) this.queue.addDeferred(key);
+      else if (statuses.length > 0) {
+        if (!this.elector.isLeader()) throw new NotLeader();
+        const done = await Promise.allSettled(statuses.map((a) => this.apply(key, a, refused)));
+        const failed = done.find((d): d is PromiseRejectedResult => d.status === 'rejected');
+        if (failed) throw failed.reason;
       }
       return outcome.requeueAfterMs !== undefined ? { requeueAfterMs: outcome.requeueAfterMs } : {};
     } catch (e) {
@@ -581,6 +599,9 @@ export class Controller {
       [{}, this.queue.scheduled],
     ]);
     m.gauge('queue_in_flight', 'Keys being reconciled now.', () => [[{}, this.queue.inFlight]]);
+    m.gauge('queue_deferred', 'Keys waiting to write export statuses, behind every other key.', () => [
+      [{}, this.queue.deferred],
+    ]);
     m.gauge('leader', '1 while this replica holds the Lease.', () => [[{}, this.elector.isLeader() ? 1 : 0]]);
     m.gauge('imports', 'ResourceImports in the leader namespace, by spec.kind.', () => {
       const counts = new Map<string, number>();

@@ -42,6 +42,15 @@ export const MAX_LABEL_ID = 16777214;
 export const ENDPOINTS_IMPORT_BUDGET = 1_000_000;
 /** Antrea's leader counts a member connected while its announce was written in the last 30 s. */
 export const CONNECTED_WINDOW_MS = 30_000;
+/**
+ * How long a Service export being deleted keeps the leader's finalizer while its Endpoints export
+ * is still live. Antrea's member withdraws a Service (its ServiceExport deleted, or no endpoints
+ * left) by deleting the Service export and then, 20-40 ms later, the Endpoints export; the hold
+ * keeps the pair whole through that gap, so the Endpoints export is seen withdrawing, never
+ * orphaned. Past it (a member that never deletes the Endpoints export) the Service export goes and
+ * the Endpoints export is refused, as it would be at once without the hold.
+ */
+export const WITHDRAWAL_GRACE_MS = 10_000;
 
 /** What the edge must do, in order. A failed action stops the rest; the key is retried. */
 export type Action =
@@ -354,17 +363,22 @@ export function reconcileService(input: ServiceInputs): Outcome {
 
   const foreign = foreignImport(inp.existing, 'Endpoints');
   // An Endpoints export needs its own Service export, live and accepted (Antrea: "has not been
-  // converged"), so that endpoints never flow under ports the model does not declare.
+  // converged"), so that endpoints never flow under ports the model does not declare. One whose
+  // Service export is being deleted is withdrawing (Antrea's member deletes both, the Service export
+  // first): its endpoints leave the import, and it is neither refused nor given a status.
   const byName = new Map(inp.exports.map((e) => [e.name, e]));
+  const withdrawing = new Set<string>();
   for (const e of inp.exports) {
     if (e.spec!.kind !== 'Endpoints' || why.get(e.name) !== undefined) continue;
     const sibling = serviceExportName(e.spec!.clusterID as string, ns, name, 'service');
     const s = byName.get(sibling);
     if (!s) why.set(e.name, `the Service export ${sibling} does not exist`);
-    else if (s.deleting) why.set(e.name, `the Service export ${sibling} is being deleted`);
+    else if (s.deleting) withdrawing.add(e.name);
     else if (why.get(sibling) !== undefined) why.set(e.name, `the Service export ${sibling} is refused`);
   }
-  if (foreign) for (const e of inp.exports) if (why.get(e.name) === undefined) why.set(e.name, foreign);
+  if (foreign)
+    for (const e of inp.exports)
+      if (why.get(e.name) === undefined && !withdrawing.has(e.name)) why.set(e.name, foreign);
 
   // Live, accepted Endpoints exports within the size budget: the smallest first, so that one huge
   // export never crowds out the others; the subsets then go in cluster ID order.
@@ -372,7 +386,13 @@ export function reconcileService(input: ServiceInputs): Outcome {
   const clusterOrder = (a: CachedExport, b: CachedExport) =>
     (a.spec!.clusterID as string) < (b.spec!.clusterID as string) ? -1 : 1;
   const live = inp.exports
-    .filter((e) => e.spec!.kind === 'Endpoints' && !e.deleting && why.get(e.name) === undefined)
+    .filter(
+      (e) =>
+        e.spec!.kind === 'Endpoints' &&
+        !e.deleting &&
+        !withdrawing.has(e.name) &&
+        why.get(e.name) === undefined,
+    )
     .map((e) => ({ e, size: canonicalJson((e.spec!.endpoints as { subsets: unknown[] }).subsets).length }))
     .sort((a, b) => a.size - b.size || clusterOrder(a.e, b.e));
   let used = 0;
@@ -399,9 +419,32 @@ export function reconcileService(input: ServiceInputs): Outcome {
         : undefined;
     actions.push(...importActions(importName, inp.existing, desired, inp.sameSpec));
   }
-  for (const e of inp.exports) actions.push(...statusAction(e, why.get(e.name), inp.now));
-  for (const e of inp.exports) actions.push(...releaseAction(e));
-  return { actions, refused: refusals(inp.exports, why) };
+  for (const e of inp.exports)
+    if (!withdrawing.has(e.name)) actions.push(...statusAction(e, why.get(e.name), inp.now));
+  // A Service export being deleted keeps its finalizer while its Endpoints export is live, for
+  // WITHDRAWAL_GRACE_MS from its deletion at most (see there).
+  const nowMs = parseTime(inp.now);
+  let requeueAfterMs: number | undefined;
+  for (const e of inp.exports) {
+    const id = e.spec!.clusterID;
+    if (
+      e.deleting &&
+      e.spec!.kind === 'Service' &&
+      typeof id === 'string' &&
+      e.name === serviceExportName(id, ns, name, 'service')
+    ) {
+      const sibling = byName.get(serviceExportName(id, ns, name, 'endpoints'));
+      const since = parseTime(e.deletionTimestamp);
+      const left = nowMs === undefined || since === undefined ? 0 : since + WITHDRAWAL_GRACE_MS - nowMs;
+      if (sibling && !sibling.deleting && left > 0) {
+        requeueAfterMs = Math.min(requeueAfterMs ?? Infinity, left + 1000);
+        continue;
+      }
+    }
+    actions.push(...releaseAction(e));
+  }
+  const refused = refusals(inp.exports, why);
+  return requeueAfterMs === undefined ? { actions, refused } : { actions, refused, requeueAfterMs };
 }
 
 function refusals(exports: readonly CachedExport[], why: ReadonlyMap<string, string | undefined>): Refusal[] {

@@ -58,7 +58,8 @@ export class KubeClient {
   readonly server: string;
   private readonly requestTimeoutMs: number;
   private readonly maxSockets: number;
-  private tlsKey = '';
+  /** The TLS settings the pooled connections were made with. */
+  private tls: Record<string, unknown> = {};
   private agents: { agent: http.Agent; watchAgent: http.Agent } | undefined;
 
   constructor(
@@ -93,12 +94,9 @@ export class KubeClient {
       servername: o.servername,
       ...(o.rejectUnauthorized !== undefined ? { rejectUnauthorized: o.rejectUnauthorized } : {}),
     };
-    const key = JSON.stringify(tls, (_k, v: unknown) =>
-      Buffer.isBuffer(v) ? v.toString('base64') : v === undefined ? null : v,
-    );
-    if (!this.agents || key !== this.tlsKey) {
+    if (!this.agents || !sameTls(tls, this.tls)) {
       this.agents?.agent.destroy();
-      this.tlsKey = key;
+      this.tls = tls;
       const plain = this.server.startsWith('http:');
       const make = (keepAlive: boolean) =>
         plain
@@ -242,6 +240,29 @@ export class KubeClient {
       req.end();
     });
   }
+}
+
+/**
+ * Whether two sets of TLS settings are the same (values compared, buffers by content): checked on
+ * every request, so without serializing certificates each time.
+ */
+function sameTls(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const k of keys) {
+    const x = a[k];
+    const y = b[k];
+    if (x === y) continue;
+    if (Buffer.isBuffer(x) && Buffer.isBuffer(y) && x.equals(y)) continue;
+    if (
+      Array.isArray(x) &&
+      Array.isArray(y) &&
+      x.length === y.length &&
+      x.every((v, i) => sameTls({ v }, { v: y[i] }))
+    )
+      continue;
+    return false;
+  }
+  return true;
 }
 
 function apiError(status: number, json: unknown, text: string, what: string): ApiError {

@@ -26,6 +26,8 @@ export interface CachedMeta {
   readonly creationTimestamp: string;
   /** Set once the object is being deleted (it still exists because of finalizers). */
   readonly deleting: boolean;
+  /** When the deletion was asked for (RFC 3339, the API server's clock), while `deleting`. */
+  readonly deletionTimestamp?: string;
   readonly finalizers: readonly string[];
 }
 
@@ -105,6 +107,9 @@ function meta(o: Json): CachedMeta {
     resourceVersion: str(m.resourceVersion) ?? '',
     creationTimestamp: str(m.creationTimestamp) ?? '',
     deleting: typeof m.deletionTimestamp === 'string' && m.deletionTimestamp !== '',
+    ...(typeof m.deletionTimestamp === 'string' && m.deletionTimestamp !== ''
+      ? { deletionTimestamp: m.deletionTimestamp }
+      : {}),
     finalizers: Array.isArray(m.finalizers)
       ? m.finalizers.filter((f): f is string => typeof f === 'string')
       : [],
@@ -122,12 +127,52 @@ function condition(v: unknown): Condition | undefined {
   };
 }
 
+/**
+ * The fields of an export's spec the reconciler reads: where it belongs and the payload of its own
+ * kind, cut to what is compared or copied (a Service export carries the whole Service spec, of which
+ * only the ports matter).
+ */
+function trimExportSpec(spec: Json): ExportSpec {
+  const out: Record<string, unknown> = {};
+  for (const k of ['clusterID', 'name', 'namespace', 'kind'] as const) if (k in spec) out[k] = spec[k];
+  const payload = (k: string, cut: (v: Json) => unknown) => {
+    if (k in spec) out[k] = isObject(spec[k]) ? cut(spec[k]) : spec[k];
+  };
+  switch (spec.kind) {
+    case 'Service':
+      payload('service', (svc) =>
+        'serviceSpec' in svc
+          ? {
+              serviceSpec: isObject(svc.serviceSpec)
+                ? 'ports' in svc.serviceSpec
+                  ? { ports: svc.serviceSpec.ports }
+                  : {}
+                : svc.serviceSpec,
+            }
+          : {},
+      );
+      break;
+    case 'Endpoints':
+      payload('endpoints', (ep) => ('subsets' in ep ? { subsets: ep.subsets } : {}));
+      break;
+    case 'ClusterInfo':
+      payload('clusterInfo', (ci) => ci);
+      break;
+    case 'LabelIdentity':
+      payload('labelIdentity', (li) =>
+        'normalizedLabel' in li ? { normalizedLabel: li.normalizedLabel } : {},
+      );
+      break;
+  }
+  return out as ExportSpec;
+}
+
 export function trimExport(o: Json): CachedExport {
   const status = isObject(o.status) ? o.status : {};
   const conditions = Array.isArray(status.conditions) ? status.conditions : [];
   return {
     ...meta(o),
-    spec: isObject(o.spec) ? (o.spec as ExportSpec) : undefined,
+    spec: isObject(o.spec) ? trimExportSpec(o.spec) : undefined,
     condition: condition(conditions[0]),
   };
 }

@@ -4,24 +4,78 @@
  * same time; a failing key is retried with its own exponential backoff while the others go on; a
  * key can be scheduled for later (time-driven state). The queue holds keys, not events, so its
  * size is bounded by the number of distinct keys.
+ *
+ * A key can also be deferred (addDeferred): it waits behind every key added with add(), and is
+ * processed (with `deferred` true) only once those have let the queue be for `deferQuietMs` (a
+ * burst is over), or once it has waited `deferMaxMs` (a burst that never ends), by all workers but
+ * one, so that a key added meanwhile never waits for deferred ones. The reconciler defers its
+ * status writes so.
  */
 export interface QueueOptions {
   /** Keys processed at the same time. */
   readonly concurrency: number;
-  readonly process: (key: string) => Promise<{ requeueAfterMs?: number } | void>;
+  readonly process: (key: string, deferred: boolean) => Promise<{ requeueAfterMs?: number } | void>;
   readonly onError: (key: string, error: unknown, retryInMs: number, failures: number) => void;
   /** First retry delay; doubles per failure. @default 200 */
   readonly baseDelayMs?: number;
   /** @default 60000 */
   readonly maxDelayMs?: number;
+  /** Deferred keys wait until no other key was added or processed for this long. @default 250 */
+  readonly deferQuietMs?: number;
+  /** ... or until they have waited this long. @default 30000 */
+  readonly deferMaxMs?: number;
+}
+
+/** Keys in the order they were added, each at most once. */
+class Lane {
+  private readonly order: string[] = [];
+  private head = 0;
+  readonly keys = new Set<string>();
+
+  /** When each key was added. */
+  private readonly since = new Map<string, number>();
+
+  add(key: string): boolean {
+    if (this.keys.has(key)) return false;
+    this.keys.add(key);
+    this.order.push(key);
+    this.since.set(key, Date.now());
+    return true;
+  }
+
+  /** When the key that has waited longest was added. */
+  oldest(): number | undefined {
+    while (this.head < this.order.length && !this.keys.has(this.order[this.head]!)) this.head++;
+    const key = this.order[this.head];
+    return key === undefined ? undefined : this.since.get(key);
+  }
+
+  take(): string | undefined {
+    while (this.head < this.order.length) {
+      const key = this.order[this.head++]!;
+      if (this.head > 1024 && this.head * 2 > this.order.length) {
+        this.order.splice(0, this.head);
+        this.head = 0;
+      }
+      if (this.keys.delete(key)) {
+        this.since.delete(key);
+        return key;
+      }
+    }
+    return undefined;
+  }
 }
 
 export class WorkQueue {
-  private readonly order: string[] = [];
-  private head = 0;
-  private readonly queued = new Set<string>();
+  private readonly queued = new Lane();
+  private readonly deferredKeys = new Lane();
   private readonly processing = new Set<string>();
   private readonly dirty = new Set<string>();
+  private readonly dirtyDeferred = new Set<string>();
+  private activeDeferred = 0;
+  /** When a key other than a deferred one was last added or finished. */
+  private lastBusy = 0;
+  private deferTimer: NodeJS.Timeout | undefined;
   private readonly failures = new Map<string, number>();
   private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
   private active = 0;
@@ -32,9 +86,14 @@ export class WorkQueue {
 
   constructor(private readonly o: QueueOptions) {}
 
-  /** Keys waiting to be processed (not counting scheduled ones). */
+  /** Keys waiting to be processed, deferred ones included (not counting scheduled ones). */
   get depth(): number {
-    return this.queued.size;
+    return this.queued.keys.size + this.deferredKeys.keys.size;
+  }
+
+  /** Deferred keys waiting. */
+  get deferred(): number {
+    return this.deferredKeys.keys.size;
   }
 
   get scheduled(): number {
@@ -52,14 +111,22 @@ export class WorkQueue {
       clearTimeout(t.timer);
       this.timers.delete(key);
     }
+    this.lastBusy = Date.now();
     if (this.processing.has(key)) {
       this.dirty.add(key);
       return;
     }
-    if (this.queued.has(key)) return;
-    this.queued.add(key);
-    this.order.push(key);
-    this.pump();
+    if (this.queued.add(key)) this.pump();
+  }
+
+  /** Adds the key behind every key add() queues (see the class comment). */
+  addDeferred(key: string): void {
+    if (this.stopped) return;
+    if (this.processing.has(key)) {
+      this.dirtyDeferred.add(key);
+      return;
+    }
+    if (this.deferredKeys.add(key)) this.pump();
   }
 
   /** Adds the key after `ms`, unless it is already due sooner. */
@@ -95,11 +162,13 @@ export class WorkQueue {
     this.running = false;
     for (const t of this.timers.values()) clearTimeout(t.timer);
     this.timers.clear();
+    if (this.deferTimer) clearTimeout(this.deferTimer);
+    this.deferTimer = undefined;
   }
 
-  /** Resolves when nothing is queued or in flight (scheduled keys do not count). */
+  /** Resolves when nothing is queued (deferred included) or in flight (scheduled keys do not count). */
   idle(): Promise<void> {
-    if (this.queued.size === 0 && this.active === 0) return Promise.resolve();
+    if (this.depth === 0 && this.active === 0) return Promise.resolve();
     return new Promise((r) => this.idleWaiters.push(r));
   }
 
@@ -109,32 +178,53 @@ export class WorkQueue {
     return new Promise((r) => this.settleWaiters.push(r));
   }
 
-  private take(): string | undefined {
-    while (this.head < this.order.length) {
-      const key = this.order[this.head++]!;
-      if (this.head > 1024 && this.head * 2 > this.order.length) {
-        this.order.splice(0, this.head);
-        this.head = 0;
+  /** The next key, and whether it is a deferred one. */
+  private take(): { key: string; deferred: boolean } | undefined {
+    const key = this.queued.take();
+    if (key !== undefined) return { key, deferred: false };
+    // Deferred keys take all workers but one (when there is more than one), once the others let
+    // the queue be (or the oldest has waited long enough); else the pump is called again then.
+    if (this.activeDeferred >= Math.max(1, this.o.concurrency - 1)) return undefined;
+    const oldest = this.deferredKeys.oldest();
+    if (oldest === undefined) return undefined;
+    const now = Date.now();
+    const busy = this.active > this.activeDeferred;
+    const at = Math.min(
+      busy ? Infinity : this.lastBusy + (this.o.deferQuietMs ?? 250),
+      oldest + (this.o.deferMaxMs ?? 30_000),
+    );
+    if (now < at) {
+      if (!this.deferTimer && at < Infinity) {
+        this.deferTimer = setTimeout(() => {
+          this.deferTimer = undefined;
+          this.pump();
+        }, at - now);
       }
-      if (this.queued.delete(key)) return key;
+      return undefined;
     }
-    return undefined;
+    for (;;) {
+      const d = this.deferredKeys.take();
+      if (d === undefined) return undefined;
+      if (this.processing.has(d)) this.dirtyDeferred.add(d);
+      else return { key: d, deferred: true };
+    }
   }
 
   private pump(): void {
     while (this.running && this.active < this.o.concurrency) {
-      const key = this.take();
-      if (key === undefined) break;
+      const next = this.take();
+      if (next === undefined) break;
       this.active++;
-      this.processing.add(key);
-      void this.run(key);
+      if (next.deferred) this.activeDeferred++;
+      this.processing.add(next.key);
+      void this.run(next.key, next.deferred);
     }
-    if (this.queued.size === 0 && this.active === 0) for (const w of this.idleWaiters.splice(0)) w();
+    if (this.depth === 0 && this.active === 0) for (const w of this.idleWaiters.splice(0)) w();
   }
 
-  private async run(key: string): Promise<void> {
+  private async run(key: string, deferred: boolean): Promise<void> {
     try {
-      const r = await this.o.process(key);
+      const r = await this.o.process(key, deferred);
       this.failures.delete(key);
       if (r && r.requeueAfterMs !== undefined) this.addAfter(key, r.requeueAfterMs);
     } catch (e) {
@@ -147,8 +237,11 @@ export class WorkQueue {
     } finally {
       this.processing.delete(key);
       this.active--;
+      if (deferred) this.activeDeferred--;
+      else this.lastBusy = Date.now();
       if (this.active === 0) for (const w of this.settleWaiters.splice(0)) w();
       if (this.dirty.delete(key)) this.add(key);
+      if (this.dirtyDeferred.delete(key)) this.addDeferred(key);
       this.pump();
     }
   }

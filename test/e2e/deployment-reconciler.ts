@@ -58,6 +58,8 @@ function followLines(
       new URL(path, auth.server),
       { method: 'GET', ca: auth.ca, cert: auth.cert, key: auth.key, agent: false },
       (res) => {
+        // A stream the server or the kubelet cuts (a Pod going away) ends it, never throws.
+        res.on('error', () => resolve(res.statusCode ?? 0));
         if (res.statusCode !== 200) {
           res.resume();
           res.on('end', () => resolve(res.statusCode ?? 0));
@@ -65,7 +67,6 @@ function followLines(
         }
         createInterface({ input: res, crlfDelay: Infinity }).on('line', onLine);
         res.on('end', () => resolve(200));
-        res.on('error', () => resolve(200));
       },
     );
     const abort = () => req.destroy();

@@ -13,6 +13,7 @@ import {
   serviceExportName,
   TOUCH_TS_ANNOTATION,
 } from '../../lib/names';
+import * as https from 'node:https';
 import type { Auth, Cluster, Response } from '../kube/cluster';
 import { request } from '../kube/cluster';
 
@@ -40,9 +41,69 @@ function fail(what: string, r: Response): never {
   throw new Error(`${what}: HTTP ${r.status} ${r.body.slice(0, 500)}`);
 }
 
+/**
+ * What test/kube's request() does, over `agent`'s kept-alive connections instead of one TLS
+ * connection per request.
+ */
+function keptAlive(
+  auth: Auth,
+  agent: https.Agent,
+  method: string,
+  urlPath: string,
+  body?: unknown,
+  contentType = 'application/json',
+  retry = true,
+): Promise<Response> {
+  const data = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+  const headers: Record<string, string> = {
+    Accept: 'application/json',
+    Authorization: `Bearer ${auth.token}`,
+  };
+  if (data !== undefined) {
+    headers['Content-Type'] = contentType;
+    headers['Content-Length'] = String(Buffer.byteLength(data));
+  }
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      new URL(urlPath, auth.server),
+      { method, headers, agent, timeout: 30_000 },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = text ? JSON.parse(text) : undefined;
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, body: text, json });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`${method} ${urlPath} timed out`)));
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      // A kept-alive connection the server closed meanwhile (e.g. it restarted): once more, anew.
+      if (req.reusedSocket && e.code === 'ECONNRESET' && retry)
+        resolve(keptAlive(auth, agent, method, urlPath, body, contentType, false));
+      else reject(e);
+    });
+    if (data !== undefined) req.write(data);
+    req.end();
+  });
+}
+
 export class SimulatedMember {
   private timer: NodeJS.Timeout | undefined;
   private readonly auth: Auth;
+  /**
+   * The member's connections to the leader, kept alive between requests as its client (client-go)
+   * keeps them: a TLS handshake per request would cost the leader's API server more than the
+   * request.
+   */
+  private readonly agent: https.Agent;
 
   constructor(
     readonly id: string,
@@ -57,11 +118,12 @@ export class SimulatedMember {
     readonly memberNs = 'kube-system',
   ) {
     this.auth = { server: leader.server, ca: leader.caPem, token };
+    this.agent = new https.Agent({ keepAlive: true, ca: leader.caPem });
   }
 
-  /** A request to the leader with this member's token. */
+  /** A request to the leader with this member's token, over its kept-alive connections. */
   req(method: string, path: string, body?: unknown, contentType?: string): Promise<Response> {
-    return request(this.auth, method, path, body, contentType);
+    return keptAlive(this.auth, this.agent, method, path, body, contentType);
   }
 
   private exportsPath(name?: string): string {
@@ -72,15 +134,20 @@ export class SimulatedMember {
    * Creates the export, or updates it reusing resourceVersion and finalizers, as the member does;
    * a conflict (the leader wrote its status meanwhile) is retried, as the member's requeue does.
    */
-  async upsertExport(obj: {
-    metadata: { name: string; [k: string]: unknown };
-    [k: string]: unknown;
-  }): Promise<Response> {
+  async upsertExport(
+    obj: {
+      metadata: { name: string; [k: string]: unknown };
+      [k: string]: unknown;
+    },
+    /** Called just before each write (after the read that stands for the member's cache). */
+    beforeWrite?: () => void,
+  ): Promise<Response> {
     const name = obj.metadata.name;
     for (let attempt = 1; ; attempt++) {
       const cur = await this.req('GET', this.exportsPath(name));
       let r: Response;
       if (cur.status === 404) {
+        beforeWrite?.();
         r = await this.req('POST', this.exportsPath(), obj);
         if (r.status === 201) return r;
       } else {
@@ -92,6 +159,7 @@ export class SimulatedMember {
           await new Promise((res) => setTimeout(res, 200));
           continue;
         }
+        beforeWrite?.();
         r = await this.req('PUT', this.exportsPath(name), {
           ...obj,
           metadata: { ...obj.metadata, resourceVersion: md.resourceVersion, finalizers: md.finalizers },
@@ -101,6 +169,21 @@ export class SimulatedMember {
       if ((r.status !== 409 && r.status !== 404) || attempt >= 120)
         fail(`member ${this.id}: write ResourceExport ${name}`, r);
     }
+  }
+
+  /**
+   * Creates an export the member's cache of the leader does not hold, with one request, as the
+   * member does (its reads come from that cache); one that exists after all (AlreadyExists) takes
+   * the update path of upsertExport.
+   */
+  async createExport(obj: {
+    metadata: { name: string; [k: string]: unknown };
+    [k: string]: unknown;
+  }): Promise<Response> {
+    const r = await this.req('POST', this.exportsPath(), obj);
+    if (r.status === 201) return r;
+    if (r.status === 409) return this.upsertExport(obj);
+    fail(`member ${this.id}: create ResourceExport ${obj.metadata.name}`, r);
   }
 
   /** Deletes an export; the leader's finalizer keeps it until the leader has withdrawn its data. */
@@ -175,10 +258,16 @@ export class SimulatedMember {
     return svc;
   }
 
-  /** The ServiceExport went away (or the Service lost its endpoints): both exports are deleted. */
-  async withdrawService(ns: string, name: string): Promise<void> {
-    await this.deleteExport(serviceExportName(this.id, ns, name, 'endpoints'));
+  /**
+   * The ServiceExport went away (or the Service lost its endpoints): both exports are deleted, as
+   * the member's cleanup does it (handleServiceDeleteEvent, then handleEndpointDeleteEvent): the
+   * Service export first, the Endpoints export 20-40 ms later (`gapMs`, random in that range by
+   * default), each kept by the leader's finalizer until the leader has withdrawn its data.
+   */
+  async withdrawService(ns: string, name: string, gapMs = 20 + Math.random() * 20): Promise<void> {
     await this.deleteExport(serviceExportName(this.id, ns, name, 'service'));
+    await new Promise((res) => setTimeout(res, gapMs));
+    await this.deleteExport(serviceExportName(this.id, ns, name, 'endpoints'));
   }
 
   /** The ClusterInfo export (§f). */

@@ -14,7 +14,7 @@ import { request, stopAll } from '../kube/cluster';
 import { eventually, sleep } from '../kube/wait';
 import { setUpClusterSet, type ClusterSetFixture } from './fixture';
 import { SimulatedMember } from './member';
-import { startReconciler, type ReconcilerProcess } from './reconciler-process';
+import { metricSum, startReconciler, type ReconcilerProcess } from './reconciler-process';
 import { assertSameIds, PORTS, Workload } from './workload';
 
 const MC = '/apis/multicluster.crd.antrea.io/v1alpha1/namespaces';
@@ -69,9 +69,7 @@ async function untilLeader(r: ReconcilerProcess, timeoutMs = 30_000): Promise<vo
 }
 
 function writes(m: Map<string, number>): number {
-  let n = 0;
-  for (const [k, v] of m) if (k.startsWith('clusterset_reconciler_writes_total')) n += v;
-  return n;
+  return metricSum(m, 'clusterset_reconciler_writes_total');
 }
 
 const faults = suite('reconciler: faults on real API servers');
@@ -99,6 +97,19 @@ faults(
     await untilLeader(r2!);
     await c.w.converge('SIGKILL mid-stream');
     assertSameIds(ids, await c.w.labelIds());
+    // Members withdrew as Antrea's does (Service export first) all through: nothing was refused.
+    for (const r of [r1, r2!]) {
+      assert.equal(
+        r.logs.filter((l) => l.msg === 'export refused'),
+        [],
+        `${r.name} refused no export`,
+      );
+    }
+    assert.is(
+      metricSum(await r2!.metrics(), 'clusterset_reconciler_refused_exports_total'),
+      0,
+      'and counted no refusal',
+    );
   },
 );
 

@@ -13,7 +13,7 @@ import { request, stopAll } from '../kube/cluster';
 import { eventually } from '../kube/wait';
 import type { ClusterSetFixture, FixtureOptions } from './fixture';
 import { SimulatedMember } from './member';
-import type { LogLine } from './reconciler-process';
+import { metricSum, type LogLine } from './reconciler-process';
 
 /** A running reconciler, however it runs: a process, or the Pods of the leader's Deployment. */
 export interface RunningReconciler {
@@ -121,6 +121,8 @@ async function untilGone(c: Ctx, resource: string, name: string, timeoutMs = 30_
   );
   return Date.now() - t0;
 }
+
+const REFUSED = 'clusterset_reconciler_refused_exports_total';
 
 const L = (app: string) => `ns:kubernetes.io/metadata.name=demo&pod:app=${app}`;
 
@@ -240,9 +242,11 @@ export function flowsSuite(title: string, prefix: string, driver: ReconcilerDriv
   );
 
   flows(
-    'GIVEN exporters withdraw WHEN each deletes its exports THEN finalizers are released promptly, subsets shrink, and the last one deletes the import',
+    "GIVEN exporters withdraw as Antrea's member does (the Service export, then 20-40 ms later the Endpoints export) THEN finalizers are released promptly, subsets shrink, the last one deletes the import, and no export is refused",
     async () => {
       const c = await context();
+      const refusedBefore = metricSum(await c.rec.metrics(), REFUSED);
+      const logsBefore = c.rec.logs.length;
       await c.west.withdrawService('demo', 'web');
       const ms = await untilGone(c, 'resourceexports', serviceExportName('west', 'demo', 'web', 'endpoints'));
       await untilGone(c, 'resourceexports', serviceExportName('west', 'demo', 'web', 'service'));
@@ -254,6 +258,9 @@ export function flowsSuite(title: string, prefix: string, driver: ReconcilerDriv
       for (const id of ['east', 'north'])
         for (const kind of ['service', 'endpoints'] as const)
           await untilGone(c, 'resourceexports', serviceExportName(id, 'demo', 'web', kind));
+      const refusals = c.rec.logs.slice(logsBefore).filter((l) => l.msg === 'export refused');
+      assert.equal(refusals, [], 'an ordinary withdrawal logs no refusal');
+      assert.is(metricSum(await c.rec.metrics(), REFUSED), refusedBefore, 'and counts none');
     },
   );
 

@@ -61,6 +61,8 @@ export interface StartOptions {
   readonly args?: readonly string[];
   /** Run dist/lib/cli/main.js (what the image runs) instead of bin/clusterset. */
   readonly compiled?: boolean;
+  /** Run this CLI entry (e.g. another build's dist/lib/cli/main.js) instead. */
+  readonly entry?: string;
   /** Echo logs to stderr (debugging). Env: RECONCILER_LOGS=1. */
   readonly echo?: boolean;
   /** NODE_OPTIONS of the process (V8 flags, as a Deployment would set them). */
@@ -72,6 +74,8 @@ export interface StartOptions {
    * `compiled` do not apply: the Deployment's env and the image's entrypoint do.
    */
   readonly image?: BuiltImage;
+  /** Arguments of node itself, before the entry (e.g. --cpu-prof, which NODE_OPTIONS refuses). */
+  readonly nodeArgs?: readonly string[];
 }
 
 /** Where the container gets the reconciler's kubeconfig. */
@@ -128,14 +132,15 @@ function containerCommand(
 }
 
 function processCommand(f: ClusterSetFixture, name: string, o: StartOptions): [string, string[]] {
-  const entry = o.compiled
-    ? path.join(ROOT, 'dist', 'lib', 'cli', 'main.js')
-    : path.join(ROOT, 'bin', 'clusterset');
+  const entry =
+    o.entry ??
+    (o.compiled ? path.join(ROOT, 'dist', 'lib', 'cli', 'main.js') : path.join(ROOT, 'bin', 'clusterset'));
   if (!fs.existsSync(entry))
     throw new Error(`${entry} does not exist${o.compiled ? ' (npm run build:js)' : ''}`);
   return [
     process.execPath,
     [
+      ...(o.nodeArgs ?? []),
       entry,
       'reconcile',
       '--kubeconfig',
@@ -250,4 +255,11 @@ export function startReconciler(f: ClusterSetFixture, name: string, o: StartOpti
   };
   running.add(proc);
   return proc;
+}
+
+/** The sum of every series of a metric (all label sets) in parsed /metrics; 0 when it has none. */
+export function metricSum(m: ReadonlyMap<string, number>, name: string): number {
+  let n = 0;
+  for (const [k, v] of m) if (k === name || k.startsWith(`${name}{`)) n += v;
+  return n;
 }

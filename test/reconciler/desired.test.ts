@@ -16,6 +16,7 @@ import {
   reconcileService,
   reconcileStray,
   unixDate,
+  WITHDRAWAL_GRACE_MS,
   type Action,
   type ImportSpec,
   type LabelIds,
@@ -57,7 +58,7 @@ let rv = 1;
 function exp(
   name: string,
   spec: unknown,
-  extra: { deleting?: boolean; finalizers?: string[]; condition?: unknown } = {},
+  extra: { deleting?: boolean; deletedAt?: string; finalizers?: string[]; condition?: unknown } = {},
 ) {
   return trimExport({
     metadata: {
@@ -65,7 +66,7 @@ function exp(
       uid: `uid-${name}`,
       resourceVersion: String(rv++),
       creationTimestamp: NOW,
-      ...(extra.deleting ? { deletionTimestamp: NOW } : {}),
+      ...(extra.deleting ? { deletionTimestamp: extra.deletedAt ?? NOW } : {}),
       finalizers: extra.finalizers ?? [RESOURCE_EXPORT_FINALIZER],
       // Labels that lie: the reconciler never reads them.
       labels: { sourceName: 'nonsense', sourceClusterID: 'nobody', sourceKind: 'Nothing' },
@@ -222,6 +223,71 @@ test('GIVEN the last exporter withdraws WHEN reconciled THEN the import is delet
   ]);
 });
 
+test("GIVEN an exporter withdrawing as Antrea's member does (its Service export deleted first) WHEN reconciled in the gap before its Endpoints export is deleted THEN its endpoints leave the import, nothing is refused or given a status, and the Service export keeps its finalizer", () => {
+  const ok = { type: 'Succeeded', status: 'True' };
+  const both = [
+    svcExport('east'),
+    epExport('east', '10.1.0.5'),
+    svcExport('west'),
+    epExport('west', '10.2.0.7'),
+  ];
+  const existing = imp('demo-web-endpoints', (service(both).actions[0] as { spec: ImportSpec }).spec);
+  const gap = service(
+    [
+      svcExport('east', PORTS, { condition: ok }),
+      epExport('east', '10.1.0.5', { condition: ok }),
+      svcExport('west', PORTS, { deleting: true, condition: ok }),
+      epExport('west', '10.2.0.7', { condition: ok }),
+    ],
+    existing,
+  );
+  assert.equal(ops(gap.actions), ['replaceImport demo-web-endpoints']);
+  assert.not.match(JSON.stringify(gap.actions[0]), /10\.2\.0\.7/);
+  assert.equal(gap.refused, []);
+  assert.ok(gap.requeueAfterMs! > 0, 'checked again when the hold would end');
+
+  // The Endpoints export is deleted 20-40 ms later: both finalizers go, the Endpoints one first.
+  const after = imp('demo-web-endpoints', (gap.actions[0] as { spec: ImportSpec }).spec);
+  const done = service(
+    [
+      svcExport('east', PORTS, { condition: ok }),
+      epExport('east', '10.1.0.5', { condition: ok }),
+      svcExport('west', PORTS, { deleting: true, condition: ok }),
+      epExport('west', '10.2.0.7', { deleting: true, condition: ok }),
+    ],
+    after,
+  );
+  assert.equal(ops(done.actions), [
+    'releaseExport west-demo-web-endpoints',
+    'releaseExport west-demo-web-service',
+  ]);
+  assert.equal(done.refused, []);
+  assert.is(done.requeueAfterMs, undefined);
+});
+
+test('GIVEN the last exporter withdrawing, its Service export deleted first WHEN reconciled in the gap THEN the import is deleted at once and nothing is refused', () => {
+  const existing = imp(
+    'demo-web-endpoints',
+    (service([svcExport('east'), epExport('east', '10.1.0.5')]).actions[0] as { spec: ImportSpec }).spec,
+  );
+  const o = service([svcExport('east', PORTS, { deleting: true }), epExport('east', '10.1.0.5')], existing);
+  assert.equal(ops(o.actions), ['deleteImport demo-web-endpoints']);
+  assert.equal(o.refused, []);
+});
+
+test('fails GIVEN a Service export deleted and its Endpoints export left live past the grace WHEN reconciled THEN the Service export is released, and then the Endpoints export is refused', () => {
+  const long = new Date(Date.parse(NOW) - WITHDRAWAL_GRACE_MS - 1000).toISOString().replace('.000Z', 'Z');
+  const held = service([
+    svcExport('east', PORTS, { deleting: true, deletedAt: long }),
+    epExport('east', '10.1.0.5'),
+  ]);
+  assert.equal(ops(held.actions), ['releaseExport east-demo-web-service']);
+  assert.equal(held.refused, [], 'still withdrawing while its Service export exists');
+  const orphan = service([epExport('east', '10.1.0.5')]);
+  assert.match(orphan.refused[0]!.why, /the Service export east-demo-web-service does not exist/);
+  assert.is(statusOf(orphan.actions, 'east-demo-web-endpoints')!.type, 'Failure');
+});
+
 test('fails GIVEN an exporter whose Service ports differ from the model WHEN reconciled THEN Failure with the ports, and its endpoints stay out', () => {
   const o = service([
     svcExport('east'),
@@ -342,6 +408,52 @@ test('fails GIVEN an import of another kind under the Endpoints name THEN it is 
     [],
   );
   assert.match(o.refused[0]!.why, /already exists with kind ServiceImport/);
+});
+
+test("GIVEN exports as Antrea's member writes them (the whole Service spec) WHEN cached THEN only what the reconcile reads is kept, and it decides the same", () => {
+  const full = exp('east-demo-web-service', {
+    clusterID: 'east',
+    name: 'web',
+    namespace: 'demo',
+    kind: 'Service',
+    service: {
+      serviceSpec: {
+        ports: PORTS,
+        selector: { app: 'web' },
+        clusterIP: '10.96.0.10',
+        clusterIPs: ['10.96.0.10'],
+        type: 'ClusterIP',
+        sessionAffinity: 'None',
+        ipFamilies: ['IPv4'],
+      },
+    },
+    endpoints: { subsets: [] },
+  });
+  assert.equal(full.spec, {
+    clusterID: 'east',
+    name: 'web',
+    namespace: 'demo',
+    kind: 'Service',
+    service: { serviceSpec: { ports: PORTS } },
+  });
+  const broken = exp('west-demo-web-service', {
+    clusterID: 'west',
+    name: 'web',
+    namespace: 'demo',
+    kind: 'Service',
+    service: { serviceSpec: 'x' },
+  });
+  assert.equal(broken.spec, {
+    clusterID: 'west',
+    name: 'web',
+    namespace: 'demo',
+    kind: 'Service',
+    service: { serviceSpec: 'x' },
+  });
+  assert.equal(
+    service([full, epExport('east', '10.1.0.5')]),
+    service([svcExport('east'), epExport('east', '10.1.0.5')]),
+  );
 });
 
 test('GIVEN exports WHEN their keys are computed THEN spec and name decide, never labels', () => {

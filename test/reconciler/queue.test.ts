@@ -125,4 +125,81 @@ test('GIVEN a key in flight and keys queued WHEN paused THEN settled() resolves 
   assert.equal(seen, ['a'], 'the queued key waits for resume');
 });
 
+test('GIVEN deferred keys and keys added after them THEN the added ones run first, deferred ones with the flag once the others let the queue be, never on the last free worker', async () => {
+  const order: string[] = [];
+  let deferredRunning = 0;
+  let maxDeferred = 0;
+  const q = new WorkQueue({
+    concurrency: 3,
+    process: async (k, deferred) => {
+      order.push(`${k}${deferred ? '*' : ''}`);
+      if (deferred) maxDeferred = Math.max(maxDeferred, ++deferredRunning);
+      await tick(5);
+      if (deferred) deferredRunning--;
+      else lastDone = Date.now();
+    },
+    onError: () => {},
+    deferQuietMs: 40,
+  });
+  let lastDone = 0;
+  let firstDeferred = 0;
+  for (const k of ['d1', 'd2', 'd3', 'd4']) q.addDeferred(k);
+  q.add('a');
+  q.add('b');
+  assert.is(q.depth, 6);
+  assert.is(q.deferred, 4);
+  q.resume();
+  const t = setInterval(() => {
+    if (deferredRunning > 0 && !firstDeferred) firstDeferred = Date.now();
+  }, 1);
+  await q.idle();
+  clearInterval(t);
+  assert.equal(order.slice(0, 2), ['a', 'b'], 'keys added after the deferred ones go first');
+  assert.ok(firstDeferred - lastDone >= 35, `deferred keys waited ${firstDeferred - lastDone} ms of quiet`);
+  assert.equal(order.slice(2).sort(), ['d1*', 'd2*', 'd3*', 'd4*']);
+  assert.is(maxDeferred, 2, 'one worker of three stays free of deferred keys');
+  assert.is(q.depth, 0);
+});
+
+test('GIVEN a key deferred while it runs THEN it runs once more afterwards, deferred', async () => {
+  const runs: string[] = [];
+  const q = new WorkQueue({
+    concurrency: 2,
+    process: async (k, deferred) => {
+      runs.push(`${k}${deferred ? '*' : ''}`);
+      if (!deferred) q.addDeferred(k);
+    },
+    onError: () => {},
+    deferQuietMs: 5,
+  });
+  q.resume();
+  q.add('k');
+  await q.idle();
+  assert.equal(runs, ['k', 'k*']);
+});
+
+test('GIVEN keys added without pause THEN a deferred key still runs once it has waited deferMaxMs', async () => {
+  const runs: string[] = [];
+  const q = new WorkQueue({
+    concurrency: 2,
+    process: async (k, deferred) => {
+      runs.push(`${k}${deferred ? '*' : ''}`);
+      await tick(2);
+    },
+    onError: () => {},
+    deferQuietMs: 1000,
+    deferMaxMs: 60,
+  });
+  q.resume();
+  q.addDeferred('d');
+  const t0 = Date.now();
+  while (Date.now() - t0 < 150) {
+    q.add(`k${runs.length}`);
+    await tick(5);
+  }
+  await q.idle();
+  assert.ok(runs.includes('d*'), 'the deferred key ran within the busy stream');
+  assert.ok(runs.indexOf('d*') < runs.length - 1, 'before the stream ended');
+});
+
 test.run();

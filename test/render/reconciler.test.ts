@@ -174,7 +174,7 @@ test('THEN the Deployment runs the reconciler with the mounted config, its Pod n
   ]);
   assert.equal(c.env, [
     { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-    { name: 'NODE_OPTIONS', value: '--max-semi-space-size=2' },
+    { name: 'NODE_OPTIONS', value: '--max-semi-space-size=2 --max-old-space-size=64' },
   ]);
   assert.equal(c.ports, [{ name: 'http-metrics', containerPort: 8080, protocol: 'TCP' }]);
   assert.equal(c.livenessProbe, {
