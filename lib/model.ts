@@ -687,9 +687,12 @@ export interface ReconcilerProps {
 
   /**
    * Compute resources of the reconciler container, as Kubernetes quantities. Each value left out
-   * keeps its default. The defaults leave room for the measured peak (178 MB resident at 3 members x
-   * 1,000 Services, bench/reconciler); raise them for larger ClusterSets.
-   * @default - requests cpu '50m' and memory '192Mi'; limits memory '384Mi'; no CPU limit
+   * keeps its default. The memory limit also sets V8's heap limit (`--max-old-space-size`: the limit
+   * less 64 MiB, at least half of it), so raising it raises both. The defaults leave room for what
+   * bench/reconciler measured: 89 MiB resident at the peak at 3 members x 1,000 Services each
+   * exported by 2, 136 MiB at 20,000 exports (10 x 1,000 by all 10), ~0.13 of a core in a burst;
+   * raise the limit for ClusterSets much larger than that.
+   * @default - requests cpu '100m' and memory '128Mi'; limits memory '256Mi'; no CPU limit
    * @example { requests: { memory: '128Mi' }, limits: { memory: '512Mi' } }
    */
   readonly resources?: ReconcilerResourcesProps;
@@ -697,9 +700,9 @@ export interface ReconcilerProps {
 
 /** Requests and limits of the reconciler container. */
 export interface ReconcilerResourcesProps {
-  /** @default { cpu: '50m', memory: '192Mi' } */
+  /** @default { cpu: '100m', memory: '128Mi' } */
   readonly requests?: ResourceQuantitiesProps;
-  /** @default { memory: '384Mi' } - no CPU limit */
+  /** @default { memory: '256Mi' } - no CPU limit */
   readonly limits?: ResourceQuantitiesProps;
 }
 

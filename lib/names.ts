@@ -40,8 +40,8 @@ export const DEFAULT_RECONCILER_REPLICAS = 2;
 export const DEFAULT_RETIRE_MEMBERS_AFTER = '24h';
 /** Requests and limits of the reconciler container when the model says nothing (no CPU limit). */
 export const DEFAULT_RECONCILER_RESOURCES = {
-  requests: { cpu: '50m', memory: '192Mi' },
-  limits: { memory: '384Mi' },
+  requests: { cpu: '100m', memory: '128Mi' },
+  limits: { memory: '256Mi' },
 } as const;
 
 /** The Argo CD and Flux controllers, as the API server names them in their own cluster. */

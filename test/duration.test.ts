@@ -37,8 +37,8 @@ test("GIVEN no reconciler settings WHEN planned THEN members retire after Antrea
   assert.is(DEFAULT_RETIRE_MEMBERS_AFTER, '24h');
   assert.is(planReconciler(undefined).retireMembersAfterSeconds, DEFAULT_RETIRE_MEMBERS_AFTER_SECONDS);
   assert.equal(planReconciler(undefined).resources, {
-    requests: { cpu: '50m', memory: '192Mi' },
-    limits: { memory: '384Mi' },
+    requests: { cpu: '100m', memory: '128Mi' },
+    limits: { memory: '256Mi' },
   });
   assert.is(planReconciler(undefined).replicas, 2);
 });

@@ -31,13 +31,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../../lib/reconciler/kube';
-import { RECONCILER_NODE_OPTIONS } from '../../lib/render/reconciler';
+import { DEFAULT_RECONCILER_RESOURCES } from '../../lib/names';
+import { reconcilerNodeOptions } from '../../lib/render/reconciler';
 import { cluster, service, type ModelDraft } from '../../test/helpers/models';
 import { stopAll } from '../../test/kube/cluster';
 import { eventually, sleep } from '../../test/kube/wait';
 import { setUpClusterSet, type ClusterSetFixture } from '../../test/e2e/fixture';
 import { SimulatedMember } from '../../test/e2e/member';
 import { startReconciler } from '../../test/e2e/reconciler-process';
+import { BURST, DEFAULT_SHAPES, exportersOf, memberIds, parseShape, type Shape } from './shapes';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -46,24 +48,7 @@ function arg(name: string, dflt: string): string {
   return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1]! : dflt;
 }
 
-interface Shape {
-  readonly members: number;
-  readonly services: number;
-  readonly exporters: number;
-  readonly name: string;
-}
-
-/** The burst of issue 17: 3 members, 1,000 Services, each exported by 2 of the 3. */
-const BURST = '3x1000/2';
-const shapes: Shape[] = arg('shapes', `${BURST},10x1000/10`)
-  .split(',')
-  .map((s) => {
-    const m = /^(\d+)x(\d+)(?:\/(\d+))?$/.exec(s);
-    if (!m) throw new Error(`--shapes: ${s} is not MEMBERSxSERVICES[/EXPORTERS]`);
-    const members = Number(m[1]);
-    const exporters = Math.min(members, Number(m[3] ?? m[1]));
-    return { members, services: Number(m[2]), exporters, name: `${members}x${m[2]}/${exporters}` };
-  });
+const shapes: Shape[] = arg('shapes', DEFAULT_SHAPES.join(',')).split(',').map(parseShape);
 const MEMBER_WORKERS = Number(arg('member-workers', '5'));
 /** Also run each shape's burst with no reconciler (what the members' writes alone take). */
 const FLOOR = arg('floor', 'yes') !== 'no';
@@ -88,20 +73,12 @@ const ENTRIES: { label: string; entry: string }[] = [
 /** --cpu-prof DIR: the reconciler writes a V8 CPU profile there when it stops. */
 const CPU_PROF = arg('cpu-prof', '');
 /** NODE_OPTIONS of the reconciler: the Deployment's by default; '' for Node's defaults. */
-const NODE_OPTIONS = arg('node-options', RECONCILER_NODE_OPTIONS);
+const NODE_OPTIONS = arg('node-options', reconcilerNodeOptions(DEFAULT_RECONCILER_RESOURCES.limits.memory));
 const PORTS = [{ name: 'http', port: 80, protocol: 'TCP', targetPort: 8080 }];
 
 /** What issue 17's author measured for Antrea's leader controller, side by side on one API server. */
 const ANTREA = { shape: BURST, allMergedS: 50, cpuS: 17, rssMiB: 108 };
 const GOALS = { allMergedS: 10, rssMiB: ANTREA.rssMiB, singleP99Ms: 50 };
-
-const memberIds = (n: number) => Array.from({ length: n }, (_, i) => `m${i + 1}`);
-
-/** The members exporting Service i: `exporters` of them, from m(i mod members) on. */
-function exportersOf(shape: Shape, i: number): string[] {
-  const ids = memberIds(shape.members);
-  return Array.from({ length: shape.exporters }, (_, k) => ids[(i + k) % shape.members]!);
-}
 
 function model(shape: Shape): ModelDraft {
   const ids = memberIds(shape.members);

@@ -4,6 +4,7 @@
 import { durationNanos } from '../duration';
 import type { ClusterSetProps, ReconcilerProps } from '../model';
 import { DEFAULT_RECONCILER_RESOURCES } from '../names';
+import { quantityValue } from '../quantity';
 import { isObject, quote, str } from './util';
 import { type Rule, rule } from './rule';
 
@@ -30,36 +31,6 @@ const IMAGE_REFERENCE = new RegExp(
 );
 /** The longest image name (without tag and digest) the kubelet accepts. */
 const IMAGE_NAME_MAX = 255;
-
-/** A non-negative Kubernetes quantity (resource.ParseQuantity): a number and an optional suffix. */
-const QUANTITY = /^\+?(\d+(\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][-+]?\d+)?$/;
-const QUANTITY_SUFFIX: Readonly<Record<string, number>> = {
-  '': 1,
-  n: 1e-9,
-  u: 1e-6,
-  m: 1e-3,
-  k: 1e3,
-  M: 1e6,
-  G: 1e9,
-  T: 1e12,
-  P: 1e15,
-  E: 1e18,
-  Ki: 2 ** 10,
-  Mi: 2 ** 20,
-  Gi: 2 ** 30,
-  Ti: 2 ** 40,
-  Pi: 2 ** 50,
-  Ei: 2 ** 60,
-};
-
-/** The value of a quantity, or undefined when it is none. Precise enough to compare two of them. */
-function quantityValue(q: string): number | undefined {
-  const m = QUANTITY.exec(q);
-  if (!m) return undefined;
-  const suffix = m[3] ?? '';
-  const scale = /^[eE]/.test(suffix) ? 10 ** Number(suffix.slice(1)) : QUANTITY_SUFFIX[suffix]!;
-  return Number(m[1]) * scale;
-}
 
 const RESOURCES = ['cpu', 'memory'] as const;
 const REQUEST_LIMIT = ['requests', 'limits'] as const;
@@ -142,7 +113,7 @@ export const reconcilerRules: readonly Rule[] = [
       for (const kind of REQUEST_LIMIT) {
         for (const resource of RESOURCES) {
           const q = quantityOf(r, kind, resource);
-          if (q === undefined || QUANTITY.test(q)) continue;
+          if (q === undefined || quantityValue(q) !== undefined) continue;
           report(
             `reconciler.resources.${kind}.${resource}`,
             `${resource} ${kind === 'requests' ? 'request' : 'limit'} ${quote(q)} is not a non-negative Kubernetes quantity`,

@@ -20,6 +20,7 @@
 import { createHash } from 'node:crypto';
 import { k8s } from 'cdk8s-plus-33';
 import type { Plan, PlannedQuantities } from '../plan';
+import { memoryBytes } from '../quantity';
 import type { ReconcilerConfig } from '../reconciler/config';
 import { meta, put, type Sink } from './util';
 
@@ -41,15 +42,32 @@ export const RECONCILER_CONFIG_PATH = `${RECONCILER_CONFIG_DIR}/${RECONCILER_CON
 export const RECONCILER_PORT = 8080;
 /** The env var that gives the reconciler its Pod name, its identity in the Lease. */
 export const RECONCILER_POD_NAME_ENV = 'POD_NAME';
+/** Memory a container needs beside V8's old generation: code, young generation, buffers, native. */
+export const RECONCILER_NON_HEAP_MIB = 64;
+
 /**
- * V8 settings of the reconciler's Node: a 2 MiB young generation instead of 16 MiB, and an old
- * generation of 64 MiB at most, so that V8 collects before it grows the heap far past the live data
- * (~20 MiB, half of it code, at 3 members x 1,000 Services). Measured with bench/reconciler at 3
- * members x 1,000 Services each exported by 2: peak RSS 107 → 88 MiB, CPU ~+15%, latency unchanged.
- * The cap binds: the heap held ~50 MiB at 10 members x 1,000 Services each exported by all 10
- * (20,000 exports, ~2 KB each); a leader with much more than ~25,000 exports needs a larger one.
+ * V8 settings of the reconciler's Node (`NODE_OPTIONS`), from the container's memory limit:
+ *
+ * - a 2 MiB young generation instead of 16 MiB;
+ * - an old generation of at most the limit less RECONCILER_NON_HEAP_MIB (half the limit when that
+ *   is more), so that V8 collects hard before the kernel would kill the container, and a V8 out of
+ *   memory comes only where the limit would have come anyway: raising the limit raises both. Node
+ *   sizes its heap from the host, or from a cgroup limit it sees, far past what the limit leaves.
+ *
+ * Measured with bench/reconciler (peak RSS): at 3 members x 1,000 Services each exported by 2,
+ * 89 MiB with an old generation of 64 MiB and of 192 MiB alike (107 MiB with Node's own sizing); at
+ * 10 members x 1,000 Services each exported by all 10 (20,000 exports), 120 MiB with 64 and 136
+ * MiB with 192, the heap holding ~46 MiB of live data. A fixed 64 MiB would run out at ~25,000
+ * exports whatever the limit; tied to the limit, the default (256Mi: 192 MiB) holds ~3x that.
+ * Without a memory limit, V8 sizes the heap itself.
  */
-export const RECONCILER_NODE_OPTIONS = '--max-semi-space-size=2 --max-old-space-size=64';
+export function reconcilerNodeOptions(memoryLimit: string | undefined): string {
+  const young = '--max-semi-space-size=2';
+  if (memoryLimit === undefined) return young;
+  const limitMiB = Math.floor(memoryBytes(memoryLimit) / 2 ** 20);
+  const old = Math.max(Math.floor(limitMiB / 2), limitMiB - RECONCILER_NON_HEAP_MIB);
+  return `${young} --max-old-space-size=${old}`;
+}
 /** The Pod template annotation that holds the SHA-256 of the config text. */
 export const CONFIG_CHECKSUM_ANNOTATION = 'checksum/config';
 /** The user and group the reconciler runs as (the image's `USER`; distroless's nonroot). */
@@ -200,7 +218,7 @@ function renderDeployment(scope: Sink, plan: Plan, configText: string): void {
               args: reconcilerArgs(plan),
               env: [
                 { name: RECONCILER_POD_NAME_ENV, valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-                { name: 'NODE_OPTIONS', value: RECONCILER_NODE_OPTIONS },
+                { name: 'NODE_OPTIONS', value: reconcilerNodeOptions(r.resources.limits.memory) },
               ],
               ports: [{ name: 'http-metrics', containerPort: RECONCILER_PORT, protocol: 'TCP' }],
               livenessProbe: { httpGet: httpGet('/healthz'), periodSeconds: 10, failureThreshold: 3 },

@@ -1257,7 +1257,7 @@ test('GIVEN the base model with full, valid reconciler settings WHEN checked THE
     { image: 'clusterset', resources: { requests: { memory: '256Mi' } } },
     {
       image: 'localhost/clusterset_dev__x:v1.2.3-rc.1',
-      resources: { limits: { memory: '512Mi', cpu: '50m' } },
+      resources: { limits: { memory: '512Mi', cpu: '200m' } },
     },
     { resources: { requests: { cpu: '1e3', memory: '100M' } } },
   ]) {
@@ -1281,7 +1281,7 @@ test('fails with reconciler-request-over-limit: GIVEN a memory limit under the d
     checkModel(broken(CASES['reconciler-request-over-limit']![0]!.mutate)),
     'reconciler-request-over-limit',
   );
-  assert.is(d!.message, 'memory request "192Mi" (the default) is more than the memory limit "64Mi"');
+  assert.is(d!.message, 'memory request "128Mi" (the default) is more than the memory limit "64Mi"');
   assert.match(d!.fix, 'reconciler.resources.limits.memory');
 });
 

@@ -65,7 +65,10 @@ function followLines(
           res.on('end', () => resolve(res.statusCode ?? 0));
           return;
         }
-        createInterface({ input: res, crlfDelay: Infinity }).on('line', onLine);
+        // readline re-emits the stream's errors: handled above, so ignored here.
+        createInterface({ input: res, crlfDelay: Infinity })
+          .on('line', onLine)
+          .on('error', () => undefined);
         res.on('end', () => resolve(200));
       },
     );

@@ -23,7 +23,9 @@ import {
 import { loadYaml } from '../../lib/yaml';
 import { cluster, service, type ModelDraft } from '../helpers/models';
 import { buildImage, podman, podmanRun, run, saveImage, type BuiltImage } from '../image/image';
-import { memoryBytes, podmanContainer, type PodmanContainer } from '../image/pod';
+import { podmanContainer, type PodmanContainer } from '../image/pod';
+import { memoryBytes } from '../../lib/quantity';
+import { reconcilerNodeOptions } from '../../lib/render/reconciler';
 import { request, stopAll } from '../kube/cluster';
 import { eventually, sleep } from '../kube/wait';
 import { setUpClusterSet } from './fixture';
@@ -162,10 +164,10 @@ image(
     assert.is(p.config, 'EROFS');
     assert.is(p.tmp, 'ok');
     assert.is(p.configText, rendered().config[RECONCILER_CONFIG_KEY]);
-    assert.equal(p.env, { POD_NAME: 'image-test', NODE_OPTIONS: '--max-semi-space-size=2' });
     const { template } = rendered();
     const limit = (template.spec as { containers: { resources: { limits: { memory: string } } }[] })
       .containers[0]!.resources.limits.memory;
+    assert.equal(p.env, { POD_NAME: 'image-test', NODE_OPTIONS: reconcilerNodeOptions(limit) });
     assert.is(p.memoryLimit, String(memoryBytes(limit)), `the cgroup holds the Deployment's ${limit} limit`);
   },
 );

@@ -10,8 +10,8 @@
 // - the Pods hold what the bundle renders, a drain takes one at a time;
 // - the Pod that holds the Lease is deleted mid-burst: the other takes over, no endpoint update is
 //   lost, no label ID changes;
-// - the memory limit holds at the benchmark's burst (bench/reconciler: 3 members, 1,000 Services,
-//   each exported by 2 of the 3, written at once).
+// - the memory limit holds at the benchmark's largest shape (bench/reconciler/shapes.ts LARGEST:
+//   10 members, 1,000 Services, each exported by all 10, written at once).
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -19,6 +19,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DEFAULT_RECONCILER_IMAGE, RECONCILER_NAME } from '../../lib/names';
 import { loadYaml } from '../../lib/yaml';
+import { exportersOf, LARGEST, memberIds, parseShape } from '../../bench/reconciler/shapes';
 import { cluster, service, type ModelDraft } from '../helpers/models';
 import { buildImage, saveImage } from '../image/image';
 import { request, stopAll } from '../kube/cluster';
@@ -63,9 +64,11 @@ flowsSuite(
 
 // -------------------------------------------------------------------------------------------------
 
-const MEMBERS = ['m1', 'm2', 'm3'];
-/** The benchmark's burst: bench/reconciler's default shape. */
-const BURST_SERVICES = 1000;
+/** The benchmark's largest shape (bench/reconciler), where the memory limit must hold. */
+const SHAPE = parseShape(LARGEST);
+const MEMBERS = memberIds(SHAPE.members);
+/** The members that write the random stream of the fail-over test. */
+const STREAMERS = 3;
 const STREAMED = 25;
 
 function model(): ModelDraft {
@@ -74,8 +77,8 @@ function model(): ModelDraft {
     leader: 'hub',
     members: MEMBERS,
     clusters: [cluster('hub', 0), ...MEMBERS.map((m, i) => cluster(m, i + 1))],
-    services: Array.from({ length: BURST_SERVICES }, (_, i) =>
-      service('app', `svc-${i}`, MEMBERS, [{ name: 'http', port: 80 }]),
+    services: Array.from({ length: SHAPE.services }, (_, i) =>
+      service('app', `svc-${i}`, exportersOf(SHAPE, i), [{ name: 'http', port: 80 }]),
     ),
   };
 }
@@ -103,7 +106,11 @@ function context(): Promise<Ctx> {
     const rec = new DeploymentReconciler(f.leader, f.ns);
     rec.begin();
     await rec.leaderPod(120_000);
-    const w = new Workload(f, members, { services: BURST_SERVICES, streamed: STREAMED, seed: 20261203 });
+    const w = new Workload(f, members.slice(0, STREAMERS), {
+      services: SHAPE.services,
+      streamed: STREAMED,
+      seed: 20261203,
+    });
     return { f, rec, members, w };
   })();
   return ctx;
@@ -254,7 +261,7 @@ dep(
     await c.w.exportLabels();
     await c.w.converge('labels');
     const ids = await c.w.labelIds();
-    assert.is(ids.size, 1 + 4 * MEMBERS.length);
+    assert.is(ids.size, 1 + 4 * STREAMERS);
     const standbys = (await readyPods(c, 2)).filter((p) => p.metadata.name !== before.metadata.name);
     await c.w.stream(150, async (done) => {
       if (done === 50) {
@@ -287,7 +294,7 @@ dep(
 );
 
 dep(
-  "GIVEN the benchmark's burst (1,000 Services, each exported by 2 of 3 members, written at once) THEN it converges within the rendered memory limit: no OOM kill, no restart, the limit never hit",
+  "GIVEN the benchmark's largest shape written at once (10 members x 1,000 Services, each exported by all 10: 20,000 exports) THEN it converges within the rendered memory limit: no OOM kill, no restart, the limit never hit",
   async () => {
     const c = await context();
     const leader = await c.rec.leaderPod();
@@ -296,18 +303,19 @@ dep(
     const mem = containerMemoryCgroup(node, st.containerID!.replace('containerd://', ''));
     const limit = Number(fs.readFileSync(mem.limitFile, 'utf8'));
     const failsBefore = fs.readFileSync(mem.eventsFile, 'utf8');
-    // Each Service exported by 2 of the 3 members, Services in flight at once per member.
+    // Every member writes all of its exports at once, 5 Services in flight each, as the bench does.
+    const byId = new Map(c.members.map((m) => [m.id, m]));
     await Promise.all(
       c.members.map(async (m, mi) => {
-        const mine = Array.from({ length: BURST_SERVICES }, (_, i) => i).filter(
-          (i) => i >= STREAMED && (i % 3 === mi || (i + 1) % 3 === mi),
+        const mine = Array.from({ length: SHAPE.services }, (_, i) => i).filter((i) =>
+          exportersOf(SHAPE, i).includes(m.id),
         );
         const inFlight = 5;
         for (let k = 0; k < mine.length; k += inFlight)
           await Promise.all(
             mine.slice(k, k + inFlight).map(async (i) => {
               const ip = `10.${mi + 101}.${Math.floor(i / 250)}.${i % 250}`;
-              await m.exportService('app', `svc-${i}`, { ports: PORTS, clusterIP: ip });
+              await byId.get(m.id)!.exportService('app', `svc-${i}`, { ports: PORTS, clusterIP: ip });
               const by = c.w.exported.get(`svc-${i}`) ?? new Map<string, string>();
               by.set(m.id, ip);
               c.w.exported.set(`svc-${i}`, by);
@@ -315,7 +323,7 @@ dep(
           );
       }),
     );
-    await c.w.converge('the burst', 180_000);
+    await c.w.converge(`the burst of ${SHAPE.name}`, 600_000);
     const peak = Number(fs.readFileSync(mem.peakFile, 'utf8'));
     process.stderr.write(
       `  burst: the leader replica's memory cgroup peaked at ${(peak / 2 ** 20).toFixed(0)} MiB of ${(limit / 2 ** 20).toFixed(0)} MiB\n`,

@@ -46,6 +46,7 @@ import {
   reapNodes,
 } from '../kube/node';
 import { eventually, sleep } from '../kube/wait';
+import { memoryBytes } from '../../lib/quantity';
 import * as yaml from 'js-yaml';
 
 const NS = 'node-e2e';
@@ -215,13 +216,6 @@ function template() {
   const configVolume = rendered.spec.volumes.find((v) => v.configMap)!;
   const configMount = container.volumeMounts.find((m) => m.name === configVolume.name)!;
   return { spec: rendered.spec, labels: rendered.labels, container, configVolume, configMount };
-}
-
-/** Bytes of a memory quantity such as 384Mi. */
-function mib(q: string): number {
-  const m = /^(\d+)Mi$/.exec(q);
-  if (!m) throw new Error(`memory limit ${q} is not in Mi`);
-  return Number(m[1]) * 2 ** 20;
 }
 
 /**
@@ -486,7 +480,10 @@ Node(
     const cid = server.status!.containerStatuses![0]!.containerID!.replace('containerd://', '');
     // cgroup v1 (this machine): memory.limit_in_bytes in the memory hierarchy; v2: memory.max.
     const { limitFile } = containerMemoryCgroup(node, cid);
-    assert.is(Number(fs.readFileSync(limitFile, 'utf8')), mib(template().container.resources.limits.memory));
+    assert.is(
+      Number(fs.readFileSync(limitFile, 'utf8')),
+      memoryBytes(template().container.resources.limits.memory),
+    );
 
     const pod = testPod('hog', image.name, ['oom', '--step-mib', '4'], {
       memoryLimit: `${OOM_LIMIT_MIB}Mi`,

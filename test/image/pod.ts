@@ -10,6 +10,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { memoryBytes, quantityValue } from '../../lib/quantity';
 
 type Obj = Record<string, unknown>;
 
@@ -36,21 +37,11 @@ function only(what: string, o: Obj, known: readonly string[]): void {
   if (extra.length > 0) throw new Error(`${what}: ${extra.join(', ')} not reproduced by test/image/pod.ts`);
 }
 
-const BINARY: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
-const DECIMAL: Record<string, number> = { k: 1e3, M: 1e6, G: 1e9, T: 1e12 };
-
-/** A memory quantity (`384Mi`, `1G`, `1000`) in bytes. */
-export function memoryBytes(q: string): number {
-  const m = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)?$/.exec(q);
-  if (!m) throw new Error(`memory quantity ${q} not understood`);
-  return Math.round(Number(m[1]) * (m[2] ? (BINARY[m[2]] ?? DECIMAL[m[2]]!) : 1));
-}
-
 /** A CPU quantity (`500m`, `2`) in CPUs. */
-export function cpus(q: string): number {
-  const m = /^(\d+(?:\.\d+)?)(m)?$/.exec(q);
-  if (!m) throw new Error(`cpu quantity ${q} not understood`);
-  return Number(m[1]) / (m[2] ? 1000 : 1);
+function cpus(q: string): number {
+  const v = quantityValue(q);
+  if (v === undefined) throw new Error(`cpu quantity ${q} not understood`);
+  return v;
 }
 
 function securityFlags(pod: Obj, container: Obj): string[] {

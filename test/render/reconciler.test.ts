@@ -9,6 +9,7 @@ import {
   RECONCILER_CONFIG_NAME,
   RECONCILER_NAME,
   reconcilerConfig,
+  reconcilerNodeOptions,
   renderReconciler,
 } from '../../lib/render/reconciler';
 import {
@@ -174,7 +175,7 @@ test('THEN the Deployment runs the reconciler with the mounted config, its Pod n
   ]);
   assert.equal(c.env, [
     { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-    { name: 'NODE_OPTIONS', value: '--max-semi-space-size=2 --max-old-space-size=64' },
+    { name: 'NODE_OPTIONS', value: '--max-semi-space-size=2 --max-old-space-size=192' },
   ]);
   assert.equal(c.ports, [{ name: 'http-metrics', containerPort: 8080, protocol: 'TCP' }]);
   assert.equal(c.livenessProbe, {
@@ -183,7 +184,7 @@ test('THEN the Deployment runs the reconciler with the mounted config, its Pod n
     failureThreshold: 3,
   });
   assert.equal(c.readinessProbe, { httpGet: { path: '/readyz', port: 8080 }, periodSeconds: 5 });
-  assert.equal(c.resources, { requests: { cpu: '50m', memory: '192Mi' }, limits: { memory: '384Mi' } });
+  assert.equal(c.resources, { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } });
   assert.equal(c.volumeMounts, [
     { name: 'config', mountPath: '/etc/clusterset', readOnly: true },
     { name: 'tmp', mountPath: '/tmp' },
@@ -250,6 +251,17 @@ test('GIVEN one replica THEN no disruption budget (it would allow all or block e
   assert.not.ok('affinity' in deployment(objs).template.spec);
 });
 
+test("GIVEN a memory limit THEN V8's old generation is the limit less 64 MiB, at least half of it, in any unit; without one V8 sizes it", () => {
+  const old = (q: string | undefined) => /--max-old-space-size=(\d+)/.exec(reconcilerNodeOptions(q))?.[1];
+  assert.is(old('256Mi'), '192');
+  assert.is(old('1Gi'), '960');
+  assert.is(old('128Mi'), '64');
+  assert.is(old('96Mi'), '48', 'half of a small limit');
+  assert.is(old('500M'), String(Math.floor(500e6 / 2 ** 20) - 64), 'decimal units');
+  assert.is(old(String(300 * 2 ** 20)), '236', 'bytes');
+  assert.is(reconcilerNodeOptions(undefined), '--max-semi-space-size=2');
+});
+
 test('THEN the default image is ghcr.io/clusterset/clusterset at the package version', () => {
   assert.is(DEFAULT_RECONCILER_IMAGE, `ghcr.io/clusterset/clusterset:${pkg.version}`);
 });
@@ -266,9 +278,14 @@ test('GIVEN reconciler settings in the model THEN image, replicas and resources 
   const c = d.template.spec.containers[0]!;
   assert.is(c.image, 'registry.example.com/platform/clusterset:1.2.3');
   assert.equal(c.resources, {
-    requests: { cpu: '50m', memory: '128Mi' },
+    requests: { cpu: '100m', memory: '128Mi' },
     limits: { cpu: '1', memory: '512Mi' },
   });
+  assert.equal(
+    c.env[1],
+    { name: 'NODE_OPTIONS', value: '--max-semi-space-size=2 --max-old-space-size=448' },
+    "V8's heap follows the memory limit",
+  );
 });
 
 test('THEN the Pod template carries the SHA-256 of config.json, so a config change rolls the Pods', () => {
