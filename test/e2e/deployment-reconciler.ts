@@ -14,7 +14,7 @@ import type { Auth, Cluster } from '../kube/cluster';
 import { request } from '../kube/cluster';
 import { eventually } from '../kube/wait';
 import type { RunningReconciler } from './reconciler-flows';
-import type { LogLine } from './reconciler-process';
+import { parseMetrics, type LogLine } from './reconciler-process';
 
 export const SELECTOR = `app.kubernetes.io/name=${RECONCILER_NAME}`;
 
@@ -214,14 +214,7 @@ export class DeploymentReconciler implements RunningReconciler {
   }
 
   async podMetrics(p: Pod): Promise<Map<string, number>> {
-    const r = await this.podGet(p, '/metrics');
-    const m = new Map<string, number>();
-    for (const line of r.body.split('\n')) {
-      if (!line || line.startsWith('#')) continue;
-      const i = line.lastIndexOf(' ');
-      m.set(line.slice(0, i), Number(line.slice(i + 1)));
-    }
-    return m;
+    return parseMetrics((await this.podGet(p, '/metrics')).body);
   }
 
   async get(path: string): Promise<{ status: number; body: string }> {

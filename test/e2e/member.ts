@@ -41,60 +41,6 @@ function fail(what: string, r: Response): never {
   throw new Error(`${what}: HTTP ${r.status} ${r.body.slice(0, 500)}`);
 }
 
-/**
- * What test/kube's request() does, over `agent`'s kept-alive connections instead of one TLS
- * connection per request.
- */
-function keptAlive(
-  auth: Auth,
-  agent: https.Agent,
-  method: string,
-  urlPath: string,
-  body?: unknown,
-  contentType = 'application/json',
-  retry = true,
-): Promise<Response> {
-  const data = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-  const headers: Record<string, string> = {
-    Accept: 'application/json',
-    Authorization: `Bearer ${auth.token}`,
-  };
-  if (data !== undefined) {
-    headers['Content-Type'] = contentType;
-    headers['Content-Length'] = String(Buffer.byteLength(data));
-  }
-  return new Promise((resolve, reject) => {
-    const req = https.request(
-      new URL(urlPath, auth.server),
-      { method, headers, agent, timeout: 30_000 },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let json: unknown;
-          try {
-            json = text ? JSON.parse(text) : undefined;
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, body: text, json });
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`${method} ${urlPath} timed out`)));
-    req.on('error', (e: NodeJS.ErrnoException) => {
-      // A kept-alive connection the server closed meanwhile (e.g. it restarted): once more, anew.
-      if (req.reusedSocket && e.code === 'ECONNRESET' && retry)
-        resolve(keptAlive(auth, agent, method, urlPath, body, contentType, false));
-      else reject(e);
-    });
-    if (data !== undefined) req.write(data);
-    req.end();
-  });
-}
-
 export class SimulatedMember {
   private timer: NodeJS.Timeout | undefined;
   private readonly auth: Auth;
@@ -123,7 +69,7 @@ export class SimulatedMember {
 
   /** A request to the leader with this member's token, over its kept-alive connections. */
   req(method: string, path: string, body?: unknown, contentType?: string): Promise<Response> {
-    return keptAlive(this.auth, this.agent, method, path, body, contentType);
+    return request(this.auth, method, path, body, contentType, 30_000, this.agent);
   }
 
   private exportsPath(name?: string): string {

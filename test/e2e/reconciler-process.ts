@@ -233,14 +233,7 @@ export function startReconciler(f: ClusterSetFixture, name: string, o: StartOpti
     exited,
     get,
     async metrics() {
-      const r = await get('/metrics');
-      const m = new Map<string, number>();
-      for (const line of r.body.split('\n')) {
-        if (!line || line.startsWith('#')) continue;
-        const i = line.lastIndexOf(' ');
-        m.set(line.slice(0, i), Number(line.slice(i + 1)));
-      }
-      return m;
+      return parseMetrics((await get('/metrics')).body);
     },
     kill(signal = 'SIGKILL') {
       if (container) void podmanRun(['kill', '--signal', signal, container]);
@@ -258,6 +251,17 @@ export function startReconciler(f: ClusterSetFixture, name: string, o: StartOpti
 }
 
 /** The sum of every series of a metric (all label sets) in parsed /metrics; 0 when it has none. */
+/** Prometheus text as `name{labels}` → value. */
+export function parseMetrics(text: string): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const i = line.lastIndexOf(' ');
+    m.set(line.slice(0, i), Number(line.slice(i + 1)));
+  }
+  return m;
+}
+
 export function metricSum(m: ReadonlyMap<string, number>, name: string): number {
   let n = 0;
   for (const [k, v] of m) if (k === name || k.startsWith(`${name}{`)) n += v;

@@ -388,7 +388,11 @@ export interface Response {
   json?: unknown;
 }
 
-/** A raw HTTPS request to an API server (no client library in between). */
+/**
+ * A raw HTTPS request to an API server (no client library in between): one TLS connection per
+ * request, or `agent`'s kept-alive ones (as client-go keeps them), where a connection the server
+ * closed meanwhile (it restarted, say) is retried once on a new one.
+ */
 export function request(
   auth: Auth,
   method: string,
@@ -396,6 +400,7 @@ export function request(
   body?: unknown,
   contentType = 'application/json',
   timeoutMs = 30_000,
+  agent?: https.Agent,
 ): Promise<Response> {
   const url = new URL(urlPath, auth.server);
   const data = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
@@ -408,7 +413,15 @@ export function request(
   return new Promise((resolve, reject) => {
     const req = https.request(
       url,
-      { method, headers, ca: auth.ca, cert: auth.cert, key: auth.key, timeout: timeoutMs, agent: false },
+      {
+        method,
+        headers,
+        ca: auth.ca,
+        cert: auth.cert,
+        key: auth.key,
+        timeout: timeoutMs,
+        agent: agent ?? false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -426,7 +439,11 @@ export function request(
       },
     );
     req.on('timeout', () => req.destroy(new Error(`${method} ${url} timed out`)));
-    req.on('error', reject);
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      if (agent && req.reusedSocket && e.code === 'ECONNRESET')
+        resolve(request(auth, method, urlPath, body, contentType, timeoutMs));
+      else reject(e);
+    });
     if (data !== undefined) req.write(data);
     req.end();
   });
