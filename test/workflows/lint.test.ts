@@ -70,8 +70,17 @@ function workflowFiles(dir: string): string[] {
     .sort();
 }
 
-function gitRepo(prefix: string): string {
+const tmpDirs: string[] = [];
+test.after(() => tmpDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+function tmpDir(prefix: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  tmpDirs.push(dir);
+  return dir;
+}
+
+function gitRepo(prefix: string): string {
+  const dir = tmpDir(prefix);
   execFileSync('git', ['init', '-q', '-b', 'main', dir]);
   return dir;
 }
@@ -207,7 +216,7 @@ test('GIVEN release.yml WHEN a tag is pushed THEN its version step passes for v<
   assert.equal(rel.on, { push: { tags: ['v*'] } });
   const step = rel.jobs.version.steps?.find((s) => s.id === 'version');
   assert.ok(step?.run);
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-wf-version-'));
+  const tmp = tmpDir('cs-wf-version-');
   const runStep = (tag: string) => {
     const output = path.join(tmp, `${tag}.out`);
     fs.writeFileSync(output, '');
