@@ -37,9 +37,14 @@ test('GIVEN the repository WHEN packed THEN the tarball holds the compiled CLI a
     'package/dist/crds/crd.antrea.io_tiers.yaml',
     'package/package.json',
     'package/README.md',
+    'package/LICENSE',
   ]) {
     assert.ok(files.includes(f), `${f} is packed`);
   }
+  const license = execFileSync('tar', ['xzfO', tarball, 'package/LICENSE'], { encoding: 'utf8' });
+  assert.match(license, /Apache License\s+Version 2\.0, January 2004/);
+  assert.match(license, /END OF TERMS AND CONDITIONS[\s\S]*APPENDIX/);
+  assert.match(license, /Copyright 2026 The clusterset authors/);
   for (const prefix of [
     'package/lib/',
     'package/test/',
