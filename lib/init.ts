@@ -294,6 +294,11 @@ npm run explain   # what the model means: exports, imports, policies, reachabili
 
 Every pull request gets a comment with the per-cluster effect of the change (${WORKFLOW_FILE}).
 
+clusterset is installed from \`${o.clustersetSpec}\` (package.json; package-lock.json pins its exact
+contents). To change version, \`npm install --save-dev\` another tarball or git URL, then
+\`npm run synth\` and commit package.json, package-lock.json and \`out/\` together: the pull
+request's comment shows what the new compiler changes.
+
 ## Delivery
 
 Argo CD runs in the management cluster named in \`delivery\`. Bootstrap it once:
