@@ -21,6 +21,9 @@ export interface InitOptions {
   readonly clustersetSpec: string;
 }
 
+import { DEPENDENCY_FIELDS, declaredSpec } from './install-source';
+import { DEFAULT_ANTREA_VERSION } from './names';
+
 /** The model file the scaffold's scripts compile. */
 export const MODEL_FILE = 'clusterset.ts';
 /** The TypeScript the scaffold type-checks its model with (`npm run typecheck`). */
@@ -33,20 +36,82 @@ function json(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
 }
 
+const scripts = (): Record<string, string> => ({
+  synth: `clusterset synth ${MODEL_FILE}`,
+  check: `clusterset synth ${MODEL_FILE} --check`,
+  diff: `clusterset diff ${MODEL_FILE}`,
+  explain: `clusterset explain ${MODEL_FILE}`,
+  typecheck: 'tsc --noEmit',
+});
+
 function packageJson(o: InitOptions): string {
   return json({
     name: o.packageName,
     private: true,
     description: `GitOps repository of the ${o.clusterSetId} Antrea Multi-cluster ClusterSet`,
-    scripts: {
-      synth: `clusterset synth ${MODEL_FILE}`,
-      check: `clusterset synth ${MODEL_FILE} --check`,
-      diff: `clusterset diff ${MODEL_FILE}`,
-      explain: `clusterset explain ${MODEL_FILE}`,
-      typecheck: 'tsc --noEmit',
-    },
+    scripts: scripts(),
     devDependencies: { clusterset: o.clustersetSpec, typescript: TYPESCRIPT_RANGE },
   });
+}
+
+type Json = Record<string, unknown>;
+const record = (v: unknown): Json =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {};
+
+/** The scaffold's package.json merged into one that exists. */
+export interface PackageJsonMerge {
+  readonly content: string;
+  /** The clusterset spec the merged file declares. */
+  readonly spec: string;
+  /** What of the existing file stayed, for the output: `clusterset file:…`, `scripts test`, … */
+  readonly kept: readonly string[];
+  /** Scripts of the scaffold's names the file already has with other commands (replaced). */
+  readonly replaced: readonly string[];
+}
+
+/**
+ * The scaffold's package.json over an existing one: every field the user wrote stays; the scaffold
+ * adds its scripts (replacing a script of the same name, which the caller only allows with
+ * --force) and its dev dependencies where none is declared. The clusterset spec already declared
+ * stays unless `override` (init --from), where it is replaced in place.
+ */
+export function mergePackageJson(existing: Json, o: InitOptions, override: boolean): PackageJsonMerge {
+  const fresh = JSON.parse(packageJson(o)) as Json;
+  const identity = ['name', 'private', 'description'];
+  // The scaffold's name and description where the file has none, first, as npm init orders them.
+  const out: Json = {
+    ...Object.fromEntries(identity.filter((k) => !(k in existing)).map((k) => [k, fresh[k]])),
+    ...existing,
+  };
+  const kept: string[] = identity.filter((k) => k in existing);
+  const declared = declaredSpec(existing);
+  let spec = o.clustersetSpec;
+  if (declared === undefined) {
+    out.devDependencies = { ...record(existing.devDependencies), clusterset: spec };
+  } else if (override) {
+    out[declared.field] = { ...record(existing[declared.field]), clusterset: spec };
+  } else {
+    spec = declared.spec;
+    kept.unshift(`clusterset ${spec} (${declared.field})`);
+  }
+  const ts = declaredSpec(existing, 'typescript');
+  if (ts === undefined)
+    out.devDependencies = { ...record(out.devDependencies), typescript: TYPESCRIPT_RANGE };
+  else kept.push(`typescript ${ts.spec}`);
+  const have = record(existing.scripts);
+  const ours = scripts();
+  const replaced = Object.keys(ours).filter((n) => n in have && have[n] !== ours[n]);
+  const otherScripts = Object.keys(have).filter((n) => !(n in ours));
+  if (otherScripts.length > 0) kept.push(`scripts ${otherScripts.join(', ')}`);
+  out.scripts = { ...have, ...ours };
+  const otherDeps = DEPENDENCY_FIELDS.flatMap((f) =>
+    Object.keys(record(existing[f])).filter((d) => d !== 'clusterset' && d !== 'typescript'),
+  );
+  if (otherDeps.length > 0) kept.push(`dependencies ${otherDeps.join(', ')}`);
+  kept.push(
+    ...Object.keys(existing).filter((k) => ![...identity, 'scripts', ...DEPENDENCY_FIELDS].includes(k)),
+  );
+  return { content: json(out), spec, kept, replaced };
 }
 
 function tsconfig(): string {
@@ -81,6 +146,8 @@ import type { ClusterSetProps } from 'clusterset';
 
 const clusterSet: ClusterSetProps = {
   clusterSetId: ${ts(o.clusterSetId)},
+  // The Antrea release the clusters run (the compiler's default): checks refuse what it cannot do.
+  antreaVersion: ${ts(DEFAULT_ANTREA_VERSION)},
   leader: 'hub',
   members: ['east', 'west'],
   clusters: [
@@ -226,6 +293,11 @@ npm run explain   # what the model means: exports, imports, policies, reachabili
 \`\`\`
 
 Every pull request gets a comment with the per-cluster effect of the change (${WORKFLOW_FILE}).
+
+clusterset is installed from \`${o.clustersetSpec}\` (package.json; package-lock.json pins its exact
+contents). To change version, \`npm install --save-dev\` another tarball or git URL, then
+\`npm run synth\` and commit package.json, package-lock.json and \`out/\` together: the pull
+request's comment shows what the new compiler changes.
 
 ## Delivery
 

@@ -3,14 +3,14 @@
  * the first commit already passes its own CI check. Refuses to overwrite anything unless --force,
  * and then writes nothing at all.
  */
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CommandModule } from 'yargs';
 import type * as Compile from '../compile';
 import { formatDiagnostic } from '../diagnostics';
-import { MODEL_FILE, packageNameFrom, scaffold } from '../init';
+import { MODEL_FILE, mergePackageJson, packageNameFrom, scaffold } from '../init';
+import { declaredSpec, git, installSource, sshUrl } from '../install-source';
 import { loadModel } from '../load';
 import { EXIT_MODEL } from './model';
 import { writeOut } from './write';
@@ -22,38 +22,6 @@ interface InitArgs {
   branch?: string;
   from?: string;
   force: boolean;
-}
-
-/** The output of a git command in dir, or undefined when dir is no repository or git fails. */
-function git(dir: string, args: string[]): string | undefined {
-  const r = spawnSync('git', ['-C', dir, ...args], { encoding: 'utf8' });
-  return r.status === 0 && r.stdout.trim() !== '' ? r.stdout.trim() : undefined;
-}
-
-/** `user@host:path` (git's scp-like syntax) as `ssh://user@host/path`; any other URL as it is. */
-export function sshUrl(url: string): string {
-  const m = /^([\w.+-]+@[^:/\s]+):(?!\/\/)(.+)$/.exec(url);
-  return m ? `ssh://${m[1]}/${m[2]!.replace(/^\/+/, '')}` : url;
-}
-
-/**
- * How the scaffold depends on clusterset when `--from` does not say: the way this copy was obtained.
- * A git checkout with an https or ssh origin gives `git+<origin>#<commit>` (exactly this code); an
- * installed package gives `^<version>`. A checkout without a shareable origin also gives the version
- * range, with a note, since a local path would only work on this machine.
- */
-export function ownSpec(root = path.join(__dirname, '..', '..')): { spec: string; note?: string } {
-  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
-  const range = `^${pkg.version}`;
-  if (!fs.existsSync(path.join(root, '.git'))) return { spec: range };
-  const origin = git(root, ['remote', 'get-url', 'origin']);
-  const commit = git(root, ['rev-parse', 'HEAD']);
-  const url = origin === undefined ? undefined : sshUrl(origin);
-  if (url && commit && /^(https:\/\/|ssh:\/\/)/.test(url)) return { spec: `git+${url}#${commit}` };
-  return {
-    spec: range,
-    note: `clusterset runs from a checkout without an https or ssh origin; package.json asks for ${range}: pass --from to say where to install it from`,
-  };
 }
 
 export const initCommand: CommandModule<object, InitArgs> = {
@@ -73,9 +41,15 @@ export const initCommand: CommandModule<object, InitArgs> = {
       })
       .option('from', {
         type: 'string',
-        describe: 'how package.json names the clusterset dependency (a version range, file:…, git+https:…)',
+        describe:
+          'how package.json names the clusterset dependency (file:…tgz, git+https:…, a registry range); default: what this clusterset was installed from',
       })
-      .option('force', { type: 'boolean', default: false, describe: 'overwrite files that exist' }) as never,
+      .option('force', {
+        type: 'boolean',
+        default: false,
+        describe:
+          'overwrite files that exist (package.json is merged: its clusterset spec and other fields stay)',
+      }) as never,
   handler: (a) => {
     const dir = path.resolve(a.dir);
     const origin = git(dir, ['remote', 'get-url', 'origin']);
@@ -83,18 +57,60 @@ export const initCommand: CommandModule<object, InitArgs> = {
     const given = a['repo-url'] ?? origin;
     const repoURL =
       given !== undefined ? sshUrl(given) : `https://git.example.com/platform/${path.basename(dir)}.git`;
-    const own = a.from === undefined ? ownSpec() : { spec: a.from };
-    const files = scaffold({
+    const pkgFile = path.join(dir, 'package.json');
+    let existingPkg: Record<string, unknown> | undefined;
+    if (fs.existsSync(pkgFile)) {
+      try {
+        existingPkg = JSON.parse(fs.readFileSync(pkgFile, 'utf8')) as Record<string, unknown>;
+      } catch (e) {
+        process.stderr.write(
+          `clusterset: ${pkgFile} is not JSON (${(e as Error).message}); nothing was written\n`,
+        );
+        process.exitCode = EXIT_MODEL;
+        return;
+      }
+    }
+    // The spec: --from; else the one package.json already declares; else how this copy was installed.
+    const declared = declaredSpec(existingPkg);
+    const source =
+      a.from !== undefined
+        ? { spec: a.from, how: 'as --from says', notes: [] }
+        : declared !== undefined
+          ? { spec: declared.spec, how: 'the spec package.json declares, kept', notes: [] }
+          : installSource(dir);
+    if (source.spec === undefined) {
+      process.stderr.write(
+        [
+          `clusterset: cannot tell where this clusterset was installed from: ${source.why}; nothing was written.`,
+          'Say what the repository should install it from with --from SPEC: a tarball in the repository',
+          "(--from file:vendor/clusterset-<version>.tgz), a git URL (--from 'git+https://host/org/clusterset.git#<commit>')",
+          'or, once clusterset is on your npm registry, a range (--from ^<version>).',
+          '',
+        ].join('\n'),
+      );
+      process.exitCode = EXIT_MODEL;
+      return;
+    }
+    const options = {
       packageName: packageNameFrom(path.basename(dir)),
       clusterSetId: a['set-id'],
       repoURL,
       branch: a.branch ?? git(dir, ['symbolic-ref', '--short', 'HEAD']) ?? 'main',
-      clustersetSpec: a.from ?? own.spec,
-    });
-    const existing = [...files.keys(), 'out'].filter((f) => fs.existsSync(path.join(dir, f)));
+      clustersetSpec: source.spec,
+    };
+    const files = new Map(scaffold(options));
+    const merge = existingPkg && mergePackageJson(existingPkg, options, a.from !== undefined);
+    if (merge) files.set('package.json', merge.content);
+    // An existing package.json is merged, so it is in the way only where the merge would replace a script.
+    const existing = [...files.keys(), 'out'].filter(
+      (f) => fs.existsSync(path.join(dir, f)) && (f !== 'package.json' || (merge?.replaced.length ?? 0) > 0),
+    );
     if (existing.length > 0 && !a.force) {
+      const what = existing.map((f) =>
+        f === 'package.json' ? `package.json (scripts ${merge?.replaced.join(', ')})` : f,
+      );
       process.stderr.write(
-        `clusterset: ${dir} already has ${existing.join(', ')}; nothing was written (use --force to overwrite)\n`,
+        `clusterset: ${dir} already has ${what.join(', ')}; nothing was written (use --force to overwrite)\n`,
       );
       process.exitCode = EXIT_MODEL;
       return;
@@ -125,17 +141,25 @@ export const initCommand: CommandModule<object, InitArgs> = {
     writeOut(path.join(dir, 'out'), result.files);
     const lines = [
       `Scaffolded ${dir}:`,
-      ...[...files.keys(), 'out/'].map((f) => `  ${f}`),
-      `package.json depends on clusterset ${own.spec}`,
+      ...[...files.keys(), 'out/'].map(
+        (f) => `  ${f}${f === 'package.json' && merge ? ' (merged into the existing one)' : ''}`,
+      ),
+      `package.json depends on clusterset ${merge?.spec ?? source.spec}: ${source.how}`,
+    ];
+    if (merge && merge.kept.length > 0)
+      lines.push(`kept from the existing package.json: ${merge.kept.join('; ')}`);
+    if (merge && merge.replaced.length > 0)
+      lines.push(`replaced its scripts ${merge.replaced.join(', ')} (--force)`);
+    lines.push(...source.notes.map((n) => `note: ${n}`));
+    lines.push(
       '',
       'Next:',
       '  npm install',
       `  edit ${MODEL_FILE} (your clusters), then npm run synth and commit`,
-    ];
+    );
     if (!a['repo-url'] && !origin) {
       lines.push(`  set delivery.repoURL in ${MODEL_FILE}: no origin remote, so it is ${repoURL}`);
     }
-    if (own.note) lines.push(`  ${own.note}`);
     process.stdout.write(`${lines.join('\n')}\n`);
   },
 };

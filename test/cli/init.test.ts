@@ -8,8 +8,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ownSpec, sshUrl } from '../../lib/cli/init';
-import { MODEL_FILE, WORKFLOW_FILE, packageNameFrom, scaffold } from '../../lib/init';
+import { MODEL_FILE, WORKFLOW_FILE, mergePackageJson, packageNameFrom, scaffold } from '../../lib/init';
+import { installSource, specFromRecord, sshUrl } from '../../lib/install-source';
+import { DEFAULT_ANTREA_VERSION } from '../../lib/names';
 import { loadYaml } from '../../lib/yaml';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -27,6 +28,7 @@ function freshRepo(): string {
 }
 
 const repo = freshRepo();
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 test('GIVEN an empty git repository WHEN init runs THEN it scaffolds every file and renders out/', () => {
   run('git', ['remote', 'add', 'origin', 'https://git.example.com/team/fleet.git'], repo);
@@ -43,6 +45,8 @@ test('GIVEN an empty git repository WHEN init runs THEN it scaffolds every file 
   assert.match(model, /repoURL: 'https:\/\/git\.example\.com\/team\/fleet\.git'/);
   assert.match(model, /branch: 'trunk'/);
   assert.match(model, /clusterSetId: 'fleet'/);
+  // The release the compiler would pick anyway, written out so the choice is visible.
+  assert.match(model, new RegExp(`antreaVersion: '${escape(DEFAULT_ANTREA_VERSION)}'`));
 });
 
 test('GIVEN the scaffold WHEN installed THEN synth --check passes and the model type-checks', () => {
@@ -111,35 +115,119 @@ test('GIVEN a scaffolded directory WHEN init runs again THEN it refuses and chan
   fs.writeFileSync(path.join(repo, MODEL_FILE), `${before}// edited\n`);
   const r = run(bin, ['init', repo], repo);
   assert.is(r.status, 2);
-  assert.match(r.stderr, /already has package\.json, tsconfig\.json, clusterset\.ts/);
+  // package.json is merged, not in the way: its scripts are the scaffold's already.
+  assert.match(r.stderr, /already has tsconfig\.json, clusterset\.ts, .*out; nothing was written/);
   assert.match(fs.readFileSync(path.join(repo, MODEL_FILE), 'utf8'), /\/\/ edited\n$/);
 });
 
 test('GIVEN an invalid ClusterSet ID WHEN init runs THEN it reports the model path and writes nothing', () => {
   const dir = freshRepo();
-  const r = run(bin, ['init', dir, '--set-id', 'Not_Valid'], dir);
+  const r = run(bin, ['init', dir, '--set-id', 'Not_Valid', '--from', `file:${root}`], dir);
   assert.is(r.status, 2);
   assert.match(r.stderr, /clusterSetId: .*Not_Valid/);
   assert.equal(fs.readdirSync(dir), ['.git']);
 });
 
-test('GIVEN clusterset from a git checkout WHEN init picks the dependency THEN it pins the origin and commit', () => {
-  const dir = freshRepo();
-  fs.writeFileSync(path.join(dir, 'package.json'), '{"version": "1.2.3"}');
-  assert.equal(ownSpec(dir).spec, '^1.2.3');
-  assert.match(ownSpec(dir).note ?? '', /pass --from/);
+test('GIVEN clusterset run from a git checkout WHEN init picks the dependency THEN it pins origin and the commit only once origin has it', () => {
+  const checkout = freshRepo();
+  fs.writeFileSync(path.join(checkout, 'package.json'), '{"name": "clusterset", "version": "1.2.3"}');
+  fs.mkdirSync(path.join(checkout, 'bin'));
+  const target = freshRepo();
+  const source = (): ReturnType<typeof installSource> => installSource(target, checkout, target);
+  assert.match(source().why ?? '', /no https or ssh origin/);
   run(
     'git',
     ['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '--allow-empty', '-m', 'x'],
-    dir,
+    checkout,
   );
-  const sha = run('git', ['rev-parse', 'HEAD'], dir).stdout.trim();
-  run('git', ['remote', 'add', 'origin', 'git@git.example.com:platform/clusterset.git'], dir);
-  assert.equal(ownSpec(dir), { spec: `git+ssh://git@git.example.com/platform/clusterset.git#${sha}` });
-  run('git', ['remote', 'set-url', 'origin', 'https://git.example.com/platform/clusterset.git'], dir);
-  assert.equal(ownSpec(dir), { spec: `git+https://git.example.com/platform/clusterset.git#${sha}` });
-  fs.rmSync(path.join(dir, '.git'), { recursive: true });
-  assert.equal(ownSpec(dir), { spec: '^1.2.3' }, 'an installed package asks for its version');
+  const sha = run('git', ['rev-parse', 'HEAD'], checkout).stdout.trim();
+  run('git', ['remote', 'add', 'origin', 'git@git.example.com:platform/clusterset.git'], checkout);
+  assert.match(source().why ?? '', /HEAD is on no branch of origin/, 'a commit origin does not have');
+  // What a fetch or a push records: origin's branch holds HEAD.
+  run('git', ['update-ref', 'refs/remotes/origin/main', 'HEAD'], checkout);
+  assert.is(source().spec, `git+ssh://git@git.example.com/platform/clusterset.git#${sha}`);
+  run('git', ['remote', 'set-url', 'origin', 'https://git.example.com/platform/clusterset.git'], checkout);
+  assert.is(source().spec, `git+https://git.example.com/platform/clusterset.git#${sha}`);
+  fs.rmSync(path.join(checkout, '.git'), { recursive: true });
+  assert.match(source().why ?? '', /no git checkout/, 'no record, no checkout: no spec, never ^1.2.3');
+});
+
+test('specFromRecord() reads what npm records for each kind of source', () => {
+  const project = '/srv/fleet';
+  const from = (r: Parameters<typeof specFromRecord>[0], target = project): string | undefined =>
+    specFromRecord(r, project, target)?.spec;
+  // `npm install ./vendor/clusterset-0.1.0.tgz` in /srv/fleet, read for /srv/fleet and for /srv/other.
+  const tarball = {
+    declared: 'file:vendor/clusterset-0.1.0.tgz',
+    resolved: 'file:vendor/clusterset-0.1.0.tgz',
+  };
+  assert.is(from(tarball), 'file:vendor/clusterset-0.1.0.tgz');
+  assert.is(from(tarball, '/srv/other'), 'file:../fleet/vendor/clusterset-0.1.0.tgz');
+  // `npm install ../clusterset`: a link; npm writes the path without file:.
+  assert.is(
+    from({ declared: 'file:../clusterset', resolved: '../clusterset', link: true }),
+    'file:../clusterset',
+  );
+  // A git dependency: the commit npm checked out, not the branch or tag asked for.
+  const sha = 'a'.repeat(40);
+  const gitUrl = `git+ssh://git@github.com/org/clusterset.git#${sha}`;
+  assert.is(from({ declared: 'github:org/clusterset#v0.1.0', resolved: gitUrl }), gitUrl);
+  // A tarball URL, and the registry (the shape npm writes, as in this repository's own lock).
+  const url = 'https://downloads.example.com/clusterset-0.1.0.tgz';
+  assert.is(from({ declared: url, resolved: url, version: '0.1.0' }), url);
+  const registry = 'https://registry.npmjs.org/clusterset/-/clusterset-0.1.0.tgz';
+  assert.is(from({ declared: '~0.1.0', resolved: registry, version: '0.1.0' }), '^0.1.0');
+  assert.is(from({ resolved: registry, version: '0.1.0' }), '^0.1.0', 'a global install: no declared spec');
+  assert.is(from({ resolved: url, version: '0.1.0' }), url, 'not a registry path: the URL itself');
+  const alias = 'npm:@acme/clusterset@^0.1.0';
+  const aliased = 'https://npm.acme.example/@acme/clusterset/-/clusterset-0.1.0.tgz';
+  assert.is(from({ declared: alias, resolved: aliased, version: '0.1.0' }), alias);
+  // Nothing recorded but a range: no evidence of where it came from.
+  assert.is(from({ declared: '^0.1.0' }), undefined);
+  assert.is(from({}), undefined);
+});
+
+test('mergePackageJson() keeps what the user wrote and names what it would replace', () => {
+  const o = {
+    packageName: 'fleet',
+    clusterSetId: 'fleet',
+    repoURL: 'https://git.example.com/fleet.git',
+    branch: 'main',
+    clustersetSpec: 'file:elsewhere.tgz',
+  };
+  const existing = {
+    name: 'platform-fleet',
+    version: '3.0.0',
+    scripts: { lint: 'eslint .', check: 'make check' },
+    dependencies: { clusterset: 'file:vendor/clusterset-0.1.0.tgz', lodash: '^4.0.0' },
+    devDependencies: { typescript: '~5.8.0' },
+  };
+  const m = mergePackageJson(existing, o, false);
+  const pkg = JSON.parse(m.content) as typeof existing & { private: boolean; description: string };
+  assert.is(m.spec, 'file:vendor/clusterset-0.1.0.tgz');
+  assert.is(pkg.dependencies.clusterset, 'file:vendor/clusterset-0.1.0.tgz', 'kept where it was declared');
+  assert.is(pkg.dependencies.lodash, '^4.0.0');
+  assert.is(pkg.devDependencies.typescript, '~5.8.0');
+  assert.is(pkg.name, 'platform-fleet');
+  assert.is(pkg.version, '3.0.0');
+  assert.is(pkg.private, true, 'added where the file had none');
+  assert.is(pkg.scripts.lint, 'eslint .');
+  assert.is(pkg.scripts.check, 'clusterset synth clusterset.ts --check');
+  assert.equal(m.replaced, ['check']);
+  assert.equal(m.kept, [
+    'clusterset file:vendor/clusterset-0.1.0.tgz (dependencies)',
+    'name',
+    'typescript ~5.8.0',
+    'scripts lint',
+    'dependencies lodash',
+    'version',
+  ]);
+  const overridden = mergePackageJson(existing, o, true);
+  assert.is(overridden.spec, 'file:elsewhere.tgz');
+  assert.is(
+    (JSON.parse(overridden.content) as typeof existing).dependencies.clusterset,
+    'file:elsewhere.tgz',
+  );
 });
 
 test('GIVEN a repository whose origin is an scp-like git@host:path WHEN init runs THEN the model reads it as an ssh:// URL and renders', () => {
@@ -175,6 +263,144 @@ test('GIVEN the starter model WHEN switched to Flux as its comment says THEN it 
   assert.ok(fs.existsSync(path.join(dir, 'out', 'flux')));
   assert.not.ok(fs.existsSync(path.join(dir, 'out', 'argocd')));
 });
+
+// The package as a platform team gets it: `npm pack`, then installed into an empty git repository
+// with an ssh origin; the tarball lives in the repository (vendor/) so that a fresh clone has it.
+const packed = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-init-pack-'));
+const fleet = path.join(packed, 'fleet');
+let tarball = '';
+
+function ok(r: { status: number; stdout: string; stderr: string }, what: string): void {
+  assert.is(r.status, 0, `${what}: ${r.stdout}${r.stderr}`);
+}
+const readPackage = (dir: string): { devDependencies: Record<string, string>; [k: string]: unknown } =>
+  JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
+    devDependencies: Record<string, string>;
+  };
+const npmInstall = ['install', '--prefer-offline', '--no-audit', '--no-fund'];
+
+test("GIVEN a tarball made with npm pack, installed into an empty git repository with an ssh origin, WHEN init runs THEN package.json keeps the tarball spec and the scaffold's own CI passes in a fresh clone", () => {
+  const pack = run('npm', ['pack', '--silent', '--pack-destination', packed], root);
+  ok(pack, 'npm pack');
+  tarball = pack.stdout.trim().split('\n').pop()!;
+  ok(run('git', ['init', '-q', '-b', 'main', fleet], packed), 'git init');
+  ok(run('git', ['remote', 'add', 'origin', 'git@git.example.com:platform/fleet.git'], fleet), 'git remote');
+  fs.mkdirSync(path.join(fleet, 'vendor'));
+  fs.renameSync(path.join(packed, tarball), path.join(fleet, 'vendor', tarball));
+  ok(run('npm', [...npmInstall, '--save-dev', `./vendor/${tarball}`], fleet), 'npm install the tarball');
+
+  const init = run('npx', ['--no-install', 'clusterset', 'init', '--set-id', 'fleet'], fleet);
+  ok(init, 'init');
+  const spec = `file:vendor/${tarball}`;
+  assert.is(readPackage(fleet).devDependencies.clusterset, spec);
+  assert.match(init.stdout, new RegExp(`depends on clusterset ${escape(spec)}`));
+  assert.match(
+    fs.readFileSync(path.join(fleet, MODEL_FILE), 'utf8'),
+    /repoURL: 'ssh:\/\/git@git\.example\.com\/platform\/fleet\.git'/,
+  );
+
+  // The next steps init prints (install, commit), then what the workflow runs, in a fresh clone.
+  ok(run('npm', npmInstall, fleet), 'npm install');
+  ok(run('git', ['add', '-A'], fleet), 'git add');
+  ok(
+    run('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'init'], fleet),
+    'commit',
+  );
+  const clone = path.join(packed, 'clone');
+  ok(run('git', ['clone', '-q', fleet, clone], packed), 'git clone');
+  const wf = loadYaml(fs.readFileSync(path.join(clone, WORKFLOW_FILE), 'utf8')) as {
+    jobs: Record<string, { steps: { run?: string; if?: string }[] }>;
+  };
+  // Every step that runs on a push (the pull-request steps need GitHub: the diff is tested above).
+  const steps = Object.values(wf.jobs)
+    .flatMap((j) => j.steps)
+    .flatMap((s) => (s.run !== undefined && s.if === undefined ? [s.run] : []));
+  assert.ok(steps.includes('npm ci'), 'CI installs from the lock');
+  assert.ok(steps.some((s) => s.includes(`clusterset synth ${MODEL_FILE} --check`)));
+  for (const step of steps) {
+    // As GitHub Actions runs a `run:` step (bash -e -o pipefail); npm from its cache where it can.
+    const r = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step], {
+      cwd: clone,
+      encoding: 'utf8',
+      env: { ...process.env, npm_config_prefer_offline: 'true' },
+    });
+    ok({ status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr }, `CI step ${step}`);
+  }
+});
+
+test('GIVEN clusterset installed in one repository WHEN it scaffolds another THEN the spec is the same tarball from there, with a note that a fresh clone lacks it', () => {
+  assert.ok(tarball, 'packed by the test above');
+  const other = freshRepo();
+  const init = run(path.join(fleet, 'node_modules', '.bin', 'clusterset'), ['init', other], fleet);
+  ok(init, 'init');
+  const spec = `file:${path.relative(other, path.join(fleet, 'vendor', tarball))}`;
+  assert.is(readPackage(other).devDependencies.clusterset, spec);
+  assert.match(
+    init.stdout,
+    new RegExp(`installed from the tarball ${escape(path.join(fleet, 'vendor', tarball))}`),
+  );
+  assert.match(init.stdout, /note: .* is outside .*: a fresh clone \(CI\) will not have it/);
+});
+
+test('GIVEN the scaffolded repository WHEN init --force runs THEN it keeps the file: spec and the fields the user added, and says so', () => {
+  assert.ok(tarball, 'packed by the test above');
+  const pkg = readPackage(fleet);
+  fs.writeFileSync(
+    path.join(fleet, 'package.json'),
+    JSON.stringify({
+      ...pkg,
+      author: 'platform team',
+      scripts: { ...(pkg.scripts as object), lint: 'true' },
+    }),
+  );
+  const r = run(bin, ['init', fleet, '--force'], fleet);
+  ok(r, 'init --force');
+  const after = readPackage(fleet);
+  assert.is(after.devDependencies.clusterset, `file:vendor/${tarball}`);
+  assert.is(after.author, 'platform team');
+  assert.is((after.scripts as Record<string, string>).lint, 'true');
+  assert.match(
+    r.stdout,
+    new RegExp(
+      `kept from the existing package.json: clusterset ${escape(`file:vendor/${tarball}`)} \\(devDependencies\\)`,
+    ),
+  );
+  assert.match(r.stdout, /scripts lint/);
+  assert.match(r.stdout, /author/);
+});
+
+test('fails to scaffold when nothing records where clusterset came from: it names --from and writes nothing', () => {
+  assert.ok(tarball, 'packed by the test above');
+  const saved = ['package.json', 'package-lock.json', path.join('node_modules', '.package-lock.json')].map(
+    (f) => [path.join(fleet, f), fs.readFileSync(path.join(fleet, f), 'utf8')] as const,
+  );
+  try {
+    const pkg = readPackage(fleet);
+    delete pkg.devDependencies.clusterset;
+    fs.writeFileSync(path.join(fleet, 'package.json'), JSON.stringify(pkg));
+    fs.rmSync(path.join(fleet, 'package-lock.json'));
+    fs.rmSync(path.join(fleet, 'node_modules', '.package-lock.json'));
+    const dir = freshRepo();
+    const r = run(path.join(fleet, 'node_modules', '.bin', 'clusterset'), ['init', dir], fleet);
+    assert.is(r.status, 2, r.stdout + r.stderr);
+    assert.match(r.stderr, /cannot tell where this clusterset was installed from: .*records no source/);
+    assert.match(r.stderr, /--from SPEC/);
+    assert.equal(fs.readdirSync(dir), ['.git']);
+  } finally {
+    for (const [file, content] of saved) fs.writeFileSync(file, content);
+  }
+});
+
+test('GIVEN the scaffolded repository WHEN init --force --from runs THEN the spec is replaced where it was declared', () => {
+  assert.ok(tarball, 'packed by the test above');
+  const spec = 'git+https://git.example.com/platform/clusterset.git#v0.1.0';
+  const r = run(bin, ['init', fleet, '--force', '--from', spec], fleet);
+  ok(r, 'init --force --from');
+  assert.is(readPackage(fleet).devDependencies.clusterset, spec);
+  assert.match(r.stdout, new RegExp(`depends on clusterset ${escape(spec)}: as --from says`));
+});
+
+test.after(() => fs.rmSync(packed, { recursive: true, force: true }));
 
 test('sshUrl() rewrites scp-like remotes only', () => {
   assert.is(sshUrl('git@github.com:org/repo.git'), 'ssh://git@github.com/org/repo.git');

@@ -34,12 +34,18 @@ test('GIVEN the repository WHEN packed THEN the tarball holds the compiled CLI a
     'package/dist/lib/cli/main.js',
     'package/dist/lib/index.d.ts',
     'package/dist/generated/validators.js',
+    'package/dist/generated/model.schema.json',
     'package/dist/crds/crd.antrea.io_tiers.yaml',
     'package/package.json',
     'package/README.md',
+    'package/LICENSE',
   ]) {
     assert.ok(files.includes(f), `${f} is packed`);
   }
+  const license = execFileSync('tar', ['xzfO', tarball, 'package/LICENSE'], { encoding: 'utf8' });
+  assert.match(license, /Apache License\s+Version 2\.0, January 2004/);
+  assert.match(license, /END OF TERMS AND CONDITIONS[\s\S]*APPENDIX/);
+  assert.match(license, /Copyright 2026 The clusterset authors/);
   for (const prefix of [
     'package/lib/',
     'package/test/',
@@ -93,6 +99,24 @@ test('GIVEN an empty project WHEN the tarball is installed THEN npx clusterset s
   const b = fs.readFileSync(path.join(project, 'out-json', 'clusters', 'east', 'kustomization.yaml'), 'utf8');
   assert.is(a, b, 'the same model renders the same bytes from JSON and TypeScript');
   assert.ok(fs.existsSync(path.join(installed, 'dist', 'lib', 'index.d.ts')), 'the model type resolves');
+
+  // A YAML model with the modeline the README documents: the schema is where it points, and is the
+  // schema synth checks with (a field it does not allow is refused).
+  const modeline =
+    '# yaml-language-server: $schema=./node_modules/clusterset/dist/generated/model.schema.json';
+  const schemaPath = path.join(project, modeline.split('$schema=')[1]!);
+  const schema = JSON.parse(fs.readFileSync(schemaPath, 'utf8')) as { properties?: Record<string, unknown> };
+  assert.ok(schema.properties?.clusterSetId, 'the model schema');
+  fs.writeFileSync(path.join(project, 'clusterset.yaml'), `${modeline}\n${JSON.stringify(minimalModel())}\n`);
+  const yaml = npx('synth', 'clusterset.yaml', '--out', 'out-yaml');
+  assert.is(yaml.status, 0, yaml.stderr);
+  fs.writeFileSync(
+    path.join(project, 'bad.yaml'),
+    `${modeline}\n${JSON.stringify({ ...minimalModel(), colour: 'blue' })}\n`,
+  );
+  const bad = npx('validate', 'bad.yaml');
+  assert.is(bad.status, 2);
+  assert.match(bad.stdout + bad.stderr, /colour/);
 });
 
 test.after(() => fs.rmSync(work, { recursive: true, force: true }));
