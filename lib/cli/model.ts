@@ -16,6 +16,7 @@ import { loadModelFile } from '../load';
 import type { ClusterSetProps } from '../model';
 import type { Plan } from '../plan';
 import { plan as makePlan } from '../plan';
+import { count } from '../plural';
 
 /** Exit status of a model that cannot be loaded or has problems. */
 export const EXIT_MODEL = 2;
@@ -66,9 +67,7 @@ export function reportProblems(file: string, ds: readonly Diagnostic[], o: Model
     process.stdout.write(`${JSON.stringify({ ok: false, diagnostics: ds })}\n`);
     return;
   }
-  process.stderr.write(
-    `clusterset: ${ds.length} problem${ds.length === 1 ? '' : 's'} in ${file}; ${o.consequence}:\n`,
-  );
+  process.stderr.write(`clusterset: ${count(ds.length, 'problem')} in ${file}; ${o.consequence}:\n`);
   for (const d of ds) process.stderr.write(`  ${formatDiagnostic(d)}\n`);
   if (o.format === 'github') {
     for (const d of ds) process.stdout.write(`${annotation(file, d.rule, formatDiagnostic(d))}\n`);

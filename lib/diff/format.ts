@@ -15,6 +15,7 @@ import { buildFlows, countFlows, type FlowCount, type FlowSelection } from './fl
 import type { Impact, ImpactCategory, ImpactItem } from './impact';
 import { IMPACT_CATEGORIES } from './impact';
 import type { BundleDiff, FieldChange, FileChange, ObjectChange, TreeDiff } from './tree';
+import { count } from '../plural';
 
 /** GitHub's limit on the body of an issue or pull-request comment, in characters. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -68,7 +69,7 @@ function countText(b: BundleDiff): string {
   const c = counts(b);
   const parts = (['added', 'changed', 'removed'] as const).filter((k) => c[k] > 0).map((k) => `${c[k]} ${k}`);
   const files = visibleFiles(b).length;
-  if (files > 0) parts.push(`${files} other file${files === 1 ? '' : 's'}`);
+  if (files > 0) parts.push(count(files, 'other file'));
   return parts.join(', ');
 }
 
@@ -143,9 +144,7 @@ function headline(impact: Impact): string {
   const n = impact.touched.length;
   const of = impact.clusters.length;
   const clusters =
-    n === 0
-      ? 'no cluster bundle'
-      : `${n} of ${of} cluster${of === 1 ? '' : 's'} (${impact.touched.join(', ')})`;
+    n === 0 ? 'no cluster bundle' : `${n} of ${count(of, 'cluster')} (${impact.touched.join(', ')})`;
   const delivery =
     impact.delivery.length > 0 ? `; delivery: ${impact.delivery.map((d) => `${d}/`).join(', ')}` : '';
   return `this change touches ${clusters}${delivery}`;
@@ -367,7 +366,7 @@ export function formatMarkdown(
   if (isEmpty(diff)) return `### clusterset diff: no changes\n\n${md(noChanges(labels))}\n`;
   const n = impact.touched.length;
   const head: string[] = [
-    `### clusterset diff: ${n} of ${impact.clusters.length} clusters touched` +
+    `### clusterset diff: ${n} of ${count(impact.clusters.length, 'cluster')} touched` +
       (impact.delivery.length > 0
         ? ` (and delivery: ${impact.delivery.map((d) => `${d}/`).join(', ')})`
         : ''),
@@ -412,9 +411,7 @@ export function formatMarkdown(
     const what = [
       ...(partial !== undefined ? [`part of ${partial}`] : []),
       ...(cut.length > 0
-        ? [
-            `${cut.length} bundle${cut.length === 1 ? '' : 's'} (${cut.slice(0, 5).join(', ')}${cut.length > 5 ? ', …' : ''})`,
-          ]
+        ? [`${count(cut.length, 'bundle')} (${cut.slice(0, 5).join(', ')}${cut.length > 5 ? ', …' : ''})`]
         : []),
     ];
     const note = `_Details cut to stay under GitHub's ${thousands(GITHUB_COMMENT_LIMIT)}-character comment limit: ${md(what.join(' and '))} not shown. Run \`clusterset diff\` for everything._\n`;
