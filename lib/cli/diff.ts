@@ -19,6 +19,7 @@ import type * as Diff from '../diff';
 import { INDEX_FILE } from '../emit';
 import { compileModelFile } from './model';
 import { count } from '../plural';
+import { paintFor } from '../colour';
 
 /** An out/ tree read from disk or git, and what was read, for the user. */
 export interface OutTree {
@@ -199,7 +200,10 @@ export const diffCommand: CommandModule<object, DiffArgs> = {
     const { diffTrees, formatDiff, impact, isEmpty } = require('../diff') as typeof Diff;
     const d = diffTrees(before.files, r.files);
     const i = impact(before.files, r.files, d, r.plan);
-    process.stdout.write(formatDiff(a.format, d, i, { before: beforeLabel, after: a.model }));
+    // The text form is coloured on a terminal only (colour.ts); markdown and json never are.
+    process.stdout.write(
+      formatDiff(a.format, d, i, { before: beforeLabel, after: a.model }, paintFor(process.stdout)),
+    );
     if (a['exit-code'] && !isEmpty(d)) process.exitCode = 1;
   },
 };

@@ -16,6 +16,7 @@ import type { Impact, ImpactCategory, ImpactItem } from './impact';
 import { IMPACT_CATEGORIES } from './impact';
 import type { BundleDiff, FieldChange, FileChange, ObjectChange, TreeDiff } from './tree';
 import { count } from '../plural';
+import { MARK_STYLE, painter, type Painter } from '../colour';
 
 /** GitHub's limit on the body of an issue or pull-request comment, in characters. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -190,7 +191,12 @@ function noChanges(labels: DiffLabels): string {
 }
 
 /** The terminal form. */
-export function formatText(diff: TreeDiff, impact: Impact, labels: DiffLabels): string {
+export function formatText(
+  diff: TreeDiff,
+  impact: Impact,
+  labels: DiffLabels,
+  paint: Painter = painter(false),
+): string {
   if (isEmpty(diff)) return `${noChanges(labels)}\n`;
   const lines = [`clusterset diff ${labels.before} → ${labels.after}: ${headline(impact)}`, '', 'Impact:'];
   for (const l of summaryLines(impact.items)) lines.push(`  - ${l}`);
@@ -198,12 +204,14 @@ export function formatText(diff: TreeDiff, impact: Impact, labels: DiffLabels): 
     steps: capped(impact.afterMerge.steps, 'steps'),
     breaking: capped(impact.afterMerge.breaking, 'breaking changes'),
   };
-  if (a.breaking.length > 0) lines.push('', 'Breaking:', ...a.breaking.map((l) => `  ! ${l}`));
+  if (a.breaking.length > 0)
+    lines.push('', 'Breaking:', ...a.breaking.map((l) => `  ${paint[MARK_STYLE['!']](`! ${l}`)}`));
   if (a.steps.length > 0) lines.push('', 'After merge:', ...a.steps.map((l) => `  [ ] ${l}`));
   for (const b of shown(diff)) {
     lines.push('', `${bundleTitle(b)}: ${countText(b)}`);
     for (const o of [...b.objects, ...visibleFiles(b)]) {
-      lines.push(`  ${MARK[o.change]} ${objectTitle(o)}${sharedMark(o)}`);
+      const mark = MARK[o.change];
+      lines.push(`  ${paint[MARK_STYLE[mark]](`${mark} ${objectTitle(o)}`)}${sharedMark(o)}`);
       for (const f of o.fields.slice(0, MAX_FIELDS)) lines.push(`      ${fieldLine(f)}`);
       if (o.fields.length > MAX_FIELDS) lines.push(`      … and ${o.fields.length - MAX_FIELDS} more fields`);
     }
@@ -472,10 +480,16 @@ function jsonField(f: FieldChange) {
 }
 
 /** One of the three forms. */
-export function formatDiff(format: DiffFormat, diff: TreeDiff, impact: Impact, labels: DiffLabels): string {
+export function formatDiff(
+  format: DiffFormat,
+  diff: TreeDiff,
+  impact: Impact,
+  labels: DiffLabels,
+  paint?: Painter,
+): string {
   return format === 'json'
     ? formatJson(diff, impact, labels)
     : format === 'markdown'
       ? formatMarkdown(diff, impact, labels)
-      : formatText(diff, impact, labels);
+      : formatText(diff, impact, labels, paint);
 }
