@@ -16,6 +16,7 @@ import type { Impact, ImpactCategory, ImpactItem } from './impact';
 import { IMPACT_CATEGORIES } from './impact';
 import type { BundleDiff, FieldChange, FileChange, ObjectChange, TreeDiff } from './tree';
 import { count } from '../plural';
+import { clipEnd, clipWindow } from './clip';
 import { MARK_STYLE, painter, type Painter } from '../colour';
 
 /** GitHub's limit on the body of an issue or pull-request comment, in characters. */
@@ -104,21 +105,20 @@ function sharedMark(o: ObjectChange | FileChange): string {
   return other === undefined ? '' : ` [shared with ${other}]`;
 }
 
-function value(v: unknown): string {
+/** A value on one line, cut at a boundary past `max` characters (clip.ts). */
+function value(v: unknown, max = 100): string {
   if (v === undefined) return '(none)';
   const s = typeof v === 'string' ? v : JSON.stringify(v);
   const one = s.replace(/\n/g, '⏎');
-  return one.length > 100 ? `${one.slice(0, 97)}…` : one;
+  return max === Infinity ? one : clipEnd(one, max);
 }
 
-/** Two long strings (CEL expressions, say) shown around their first difference. */
+/** Two long strings (CEL expressions, say) shown around their first difference, cut at boundaries. */
 function around(a: string, b: string): [string, string] {
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
   const from = Math.max(0, i - 30);
-  const cut = (s: string): string =>
-    `${from > 0 ? '…' : ''}${s.slice(from, from + 90)}${s.length > from + 90 ? '…' : ''}`;
-  return [cut(a), cut(b)];
+  return [clipWindow(a, from, 90), clipWindow(b, from, 90)];
 }
 
 /** `spec.ports[http].port: 80 → 8080`, `spec.podCIDRs: + 10.1.0.0/16`. */
@@ -131,7 +131,7 @@ export function fieldLine(f: FieldChange): string {
     f.before.length + f.after.length > 100
   ) {
     const [a, b] = around(f.before, f.after);
-    return `${p}: ${value(a)} → ${value(b)}`;
+    return `${p}: ${value(a, Infinity)} → ${value(b, Infinity)}`;
   }
   if (f.op === 'changed') return `${p}: ${value(f.before)} → ${value(f.after)}`;
   if (f.op === 'added') return `${p}: + ${value(f.after)}`;

@@ -35,6 +35,7 @@ import {
 import type { BundleDiff, DiffObject, FieldChange, ObjectChange, TreeDiff } from './tree';
 import { bundleOf, diffTrees } from './tree';
 import { count, noun } from '../plural';
+import { clipEnd } from './clip';
 
 /** Kinds of impact, in the order the summary lists them. */
 export const IMPACT_CATEGORIES = [
@@ -260,7 +261,7 @@ function objName(c: { namespace?: string; name: string }): string {
 function fmt(v: unknown): string {
   if (v === undefined) return '(none)';
   const s = typeof v === 'string' ? v : JSON.stringify(v);
-  return s.length > 60 ? `${s.slice(0, 57)}…` : s;
+  return clipEnd(s, 60);
 }
 
 /** `a.b: 1 → 2`, `+ x`, `- y` for a few field changes, stripping a common prefix. */
