@@ -1,8 +1,8 @@
 /**
  * Colour in the CLI's output only where a person reads it: on a terminal, unless `NO_COLOR` is set
- * to anything but the empty string (https://no-color.org); `FORCE_COLOR` turns it on anywhere (or
- * off with `0`/`false`), for CI logs that render ANSI. A pipe, a file or `TERM=dumb` gets plain
- * text. Pure but for the defaults (process.env and the stream passed). Used by the CLI (diagnostics
+ * to anything but the empty string (https://no-color.org). A pipe, a file or `TERM=dumb` gets plain
+ * text. `FORCE_COLOR` is deliberately not honoured: test runners (uvu sets it for every child) and
+ * CI set it for their own output, and what clusterset prints to a pipe is read by tools and tests. Pure but for the defaults (process.env and the stream passed). Used by the CLI (diagnostics
  * on stderr, `diff`'s text on stdout); the library formats take a Painter, plain by default.
  */
 
@@ -12,8 +12,6 @@ export function colourEnabled(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
-  const force = env.FORCE_COLOR;
-  if (force !== undefined && force !== '') return force !== '0' && force !== 'false';
   return stream.isTTY === true && env.TERM !== 'dumb';
 }
 
