@@ -3,6 +3,7 @@
  * property names, e.g. `clusters[2].id`), says what is wrong with the value received, and how to fix
  * it. All diagnostics are collected and reported at once.
  */
+import { count } from './plural';
 
 export interface Diagnostic {
   /** ID of the rule that produced it, e.g. `cluster-id-format`; `schema` for shape errors. */
@@ -38,7 +39,7 @@ export function cmp(a: string, b: string): number {
 export class DiagnosticsError extends Error {
   constructor(readonly diagnostics: readonly Diagnostic[]) {
     super(
-      `${diagnostics.length} problem${diagnostics.length === 1 ? '' : 's'}:\n` +
+      `${count(diagnostics.length, 'problem')}:\n` +
         diagnostics.map((d) => `  ${formatDiagnostic(d)}`).join('\n'),
     );
     this.name = 'DiagnosticsError';

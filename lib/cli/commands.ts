@@ -14,6 +14,7 @@ import { tokenCommand } from './token';
 import { REPORT_FORMATS, compileModelFile, loadReported, reportProblems, type ReportFormat } from './model';
 import type * as Synth from '../synth';
 import { planWrite } from './write';
+import { count } from '../plural';
 
 const FORMAT_OPTION = {
   choices: REPORT_FORMATS,
@@ -31,7 +32,7 @@ function progress(enabled: boolean): (stage: string) => void {
 function summary(r: CompileResult): string {
   const objects = [...r.objectCounts.values()].reduce((a, b) => a + b, 0);
   const delivery = [...(r.delivery?.values() ?? [])].reduce((a, b) => a + b.length, 0);
-  return `${r.objectCounts.size} clusters, ${objects} objects${delivery > 0 ? ` (+${delivery} delivery objects)` : ''}`;
+  return `${count(r.objectCounts.size, 'cluster')}, ${count(objects, 'object')}${delivery > 0 ? ` (+${count(delivery, 'delivery object')})` : ''}`;
 }
 
 /** Registers every command on `y` (which has the global `--progress` option). */
@@ -88,7 +89,9 @@ export function withCommands(y: Argv<{ progress: boolean }>) {
             process.exitCode = 1;
             return;
           }
-          process.stdout.write(`${a.out}/ is up to date (${summary(r)}, ${p.unchanged.length} files).\n`);
+          process.stdout.write(
+            `${a.out}/ is up to date (${summary(r)}, ${count(p.unchanged.length, 'file')}).\n`,
+          );
           return;
         }
         const loaded = await loadReported(a.model, modelOptions);
@@ -110,8 +113,8 @@ export function withCommands(y: Argv<{ progress: boolean }>) {
         }
         process.stdout.write(
           s.result
-            ? `${summary(s.result)}: ${s.write.length} files written, ${s.unchanged.length} unchanged, ${s.prune.length} pruned (${a.out}/)\n`
-            : `${a.out}/ is up to date: the model and clusterset are unchanged since the last synth; nothing compiled or written (${s.unchanged.length} files; --force compiles and compares anyway)\n`,
+            ? `${summary(s.result)}: ${count(s.write.length, 'file')} written, ${s.unchanged.length} unchanged, ${s.prune.length} pruned (${a.out}/)\n`
+            : `${a.out}/ is up to date: the model and clusterset are unchanged since the last synth; nothing compiled or written (${count(s.unchanged.length, 'file')}; --force compiles and compares anyway)\n`,
         );
       },
     )
@@ -132,7 +135,7 @@ export function withCommands(y: Argv<{ progress: boolean }>) {
         });
         if (!r) return;
         if (format === 'json') process.stdout.write(`${JSON.stringify({ ok: true, diagnostics: [] })}\n`);
-        else process.stdout.write(`${a.model} is valid: ${summary(r)}, ${r.files.size} files.\n`);
+        else process.stdout.write(`${a.model} is valid: ${summary(r)}, ${count(r.files.size, 'file')}.\n`);
       },
     )
     .command(diffCommand)

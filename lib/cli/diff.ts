@@ -18,6 +18,8 @@ import type { DiffFormat } from '../diff';
 import type * as Diff from '../diff';
 import { INDEX_FILE } from '../emit';
 import { compileModelFile } from './model';
+import { count } from '../plural';
+import { paintFor } from '../colour';
 
 /** An out/ tree read from disk or git, and what was read, for the user. */
 export interface OutTree {
@@ -130,8 +132,8 @@ export function readOutAtRevision(outDir: string, ref: string): OutTree {
 function describeSource(label: string, t: OutTree): string {
   if (t.source === 'none') return `${label} does not exist: every object is new`;
   if (t.source === 'all')
-    return `${label} has no ${INDEX_FILE}: comparing with all ${t.files.size} files under it`;
-  return `comparing with the ${t.files.size - 1} files listed in ${INDEX_FILE} of ${label}`;
+    return `${label} has no ${INDEX_FILE}: comparing with all ${count(t.files.size, 'file')} under it`;
+  return `comparing with the ${count(t.files.size - 1, 'file')} listed in ${INDEX_FILE} of ${label}`;
 }
 
 /** The impact summary of a stale out/ (text), for `synth --check`; empty when nothing differs. */
@@ -198,7 +200,10 @@ export const diffCommand: CommandModule<object, DiffArgs> = {
     const { diffTrees, formatDiff, impact, isEmpty } = require('../diff') as typeof Diff;
     const d = diffTrees(before.files, r.files);
     const i = impact(before.files, r.files, d, r.plan);
-    process.stdout.write(formatDiff(a.format, d, i, { before: beforeLabel, after: a.model }));
+    // The text form is coloured on a terminal only (colour.ts); markdown and json never are.
+    process.stdout.write(
+      formatDiff(a.format, d, i, { before: beforeLabel, after: a.model }, paintFor(process.stdout)),
+    );
     if (a['exit-code'] && !isEmpty(d)) process.exitCode = 1;
   },
 };

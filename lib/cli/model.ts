@@ -16,6 +16,8 @@ import { loadModelFile } from '../load';
 import type { ClusterSetProps } from '../model';
 import type { Plan } from '../plan';
 import { plan as makePlan } from '../plan';
+import { count } from '../plural';
+import { paintFor } from '../colour';
 
 /** Exit status of a model that cannot be loaded or has problems. */
 export const EXIT_MODEL = 2;
@@ -66,10 +68,14 @@ export function reportProblems(file: string, ds: readonly Diagnostic[], o: Model
     process.stdout.write(`${JSON.stringify({ ok: false, diagnostics: ds })}\n`);
     return;
   }
-  process.stderr.write(
-    `clusterset: ${ds.length} problem${ds.length === 1 ? '' : 's'} in ${file}; ${o.consequence}:\n`,
-  );
-  for (const d of ds) process.stderr.write(`  ${formatDiagnostic(d)}\n`);
+  // Colour on a terminal only (colour.ts): the headline red, each rule ID dim.
+  const paint = paintFor(process.stderr);
+  const headline = paint.red(paint.bold(`${count(ds.length, 'problem')} in ${file}`));
+  process.stderr.write(`clusterset: ${headline}; ${o.consequence}:\n`);
+  for (const d of ds)
+    process.stderr.write(
+      `  ${formatDiagnostic(d).replace(/ (\[[^\]]+\])$/, (_, r: string) => ` ${paint.dim(r)}`)}\n`,
+    );
   if (o.format === 'github') {
     for (const d of ds) process.stdout.write(`${annotation(file, d.rule, formatDiagnostic(d))}\n`);
   }

@@ -27,6 +27,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { INDEX_FILE } from '../emit';
+import { count } from '../plural';
 
 /** Staged copies of the files being written, by their path relative to out/. */
 export const TXN_DIR = '.clusterset-txn';
@@ -296,7 +297,7 @@ export function recover(outDir: string): string | undefined {
   if (fs.existsSync(journal)) {
     const j = JSON.parse(io(journal, () => fs.readFileSync(journal, 'utf8'))) as Journal;
     apply(outDir, j);
-    did = `completed an interrupted synth (${j.rename.length} files replaced, ${j.prune.length} pruned)`;
+    did = `completed an interrupted synth (${count(j.rename.length, 'file')} replaced, ${j.prune.length} pruned)`;
     io(outDir, () => fs.rmSync(path.join(outDir, JOURNAL_TMP), { force: true }));
     io(outDir, () => fs.rmSync(path.join(outDir, PENDING_TMP), { force: true }));
   } else {

@@ -6,6 +6,7 @@
  */
 
 import { cmp } from '../diagnostics';
+import { count, noun } from '../plural';
 
 type Obj = Record<string, unknown>;
 
@@ -27,11 +28,7 @@ export function joinAnd(xs: readonly string[]): string {
 export function kindCounts(objects: readonly { readonly kind: string }[]): string[] {
   const counts = new Map<string, number>();
   for (const o of objects) counts.set(o.kind, (counts.get(o.kind) ?? 0) + 1);
-  return [...counts.keys()]
-    .sort(cmp)
-    .map((k) =>
-      counts.get(k) === 1 ? k : `${counts.get(k)} ${k.endsWith('y') ? `${k.slice(0, -1)}ies` : `${k}s`}`,
-    );
+  return [...counts.keys()].sort(cmp).map((k) => (counts.get(k) === 1 ? k : count(counts.get(k)!, k)));
 }
 
 /** `ClusterSet, 2 ClusterProperties, ServiceExport`. */
@@ -121,7 +118,7 @@ function describePort(p: Obj): string {
 function describePorts(ports: unknown): string {
   const ps = list(ports);
   if (ps.length === 0) return '';
-  return ` on ${ps.length === 1 ? 'port' : 'ports'} ${ps.map(describePort).join(', ')}`;
+  return ` on ${noun(ps.length, 'port')} ${ps.map(describePort).join(', ')}`;
 }
 
 const INGRESS_VERB: Readonly<Record<string, string>> = {

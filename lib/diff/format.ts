@@ -15,6 +15,9 @@ import { buildFlows, countFlows, type FlowCount, type FlowSelection } from './fl
 import type { Impact, ImpactCategory, ImpactItem } from './impact';
 import { IMPACT_CATEGORIES } from './impact';
 import type { BundleDiff, FieldChange, FileChange, ObjectChange, TreeDiff } from './tree';
+import { count } from '../plural';
+import { clipEnd, clipWindow } from './clip';
+import { MARK_STYLE, painter, type Painter } from '../colour';
 
 /** GitHub's limit on the body of an issue or pull-request comment, in characters. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -68,7 +71,7 @@ function countText(b: BundleDiff): string {
   const c = counts(b);
   const parts = (['added', 'changed', 'removed'] as const).filter((k) => c[k] > 0).map((k) => `${c[k]} ${k}`);
   const files = visibleFiles(b).length;
-  if (files > 0) parts.push(`${files} other file${files === 1 ? '' : 's'}`);
+  if (files > 0) parts.push(count(files, 'other file'));
   return parts.join(', ');
 }
 
@@ -102,21 +105,20 @@ function sharedMark(o: ObjectChange | FileChange): string {
   return other === undefined ? '' : ` [shared with ${other}]`;
 }
 
-function value(v: unknown): string {
+/** A value on one line, cut at a boundary past `max` characters (clip.ts). */
+function value(v: unknown, max = 100): string {
   if (v === undefined) return '(none)';
   const s = typeof v === 'string' ? v : JSON.stringify(v);
   const one = s.replace(/\n/g, '⏎');
-  return one.length > 100 ? `${one.slice(0, 97)}…` : one;
+  return max === Infinity ? one : clipEnd(one, max);
 }
 
-/** Two long strings (CEL expressions, say) shown around their first difference. */
+/** Two long strings (CEL expressions, say) shown around their first difference, cut at boundaries. */
 function around(a: string, b: string): [string, string] {
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
   const from = Math.max(0, i - 30);
-  const cut = (s: string): string =>
-    `${from > 0 ? '…' : ''}${s.slice(from, from + 90)}${s.length > from + 90 ? '…' : ''}`;
-  return [cut(a), cut(b)];
+  return [clipWindow(a, from, 90), clipWindow(b, from, 90)];
 }
 
 /** `spec.ports[http].port: 80 → 8080`, `spec.podCIDRs: + 10.1.0.0/16`. */
@@ -129,7 +131,7 @@ export function fieldLine(f: FieldChange): string {
     f.before.length + f.after.length > 100
   ) {
     const [a, b] = around(f.before, f.after);
-    return `${p}: ${value(a)} → ${value(b)}`;
+    return `${p}: ${value(a, Infinity)} → ${value(b, Infinity)}`;
   }
   if (f.op === 'changed') return `${p}: ${value(f.before)} → ${value(f.after)}`;
   if (f.op === 'added') return `${p}: + ${value(f.after)}`;
@@ -143,9 +145,7 @@ function headline(impact: Impact): string {
   const n = impact.touched.length;
   const of = impact.clusters.length;
   const clusters =
-    n === 0
-      ? 'no cluster bundle'
-      : `${n} of ${of} cluster${of === 1 ? '' : 's'} (${impact.touched.join(', ')})`;
+    n === 0 ? 'no cluster bundle' : `${n} of ${count(of, 'cluster')} (${impact.touched.join(', ')})`;
   const delivery =
     impact.delivery.length > 0 ? `; delivery: ${impact.delivery.map((d) => `${d}/`).join(', ')}` : '';
   return `this change touches ${clusters}${delivery}`;
@@ -191,7 +191,12 @@ function noChanges(labels: DiffLabels): string {
 }
 
 /** The terminal form. */
-export function formatText(diff: TreeDiff, impact: Impact, labels: DiffLabels): string {
+export function formatText(
+  diff: TreeDiff,
+  impact: Impact,
+  labels: DiffLabels,
+  paint: Painter = painter(false),
+): string {
   if (isEmpty(diff)) return `${noChanges(labels)}\n`;
   const lines = [`clusterset diff ${labels.before} → ${labels.after}: ${headline(impact)}`, '', 'Impact:'];
   for (const l of summaryLines(impact.items)) lines.push(`  - ${l}`);
@@ -199,12 +204,14 @@ export function formatText(diff: TreeDiff, impact: Impact, labels: DiffLabels): 
     steps: capped(impact.afterMerge.steps, 'steps'),
     breaking: capped(impact.afterMerge.breaking, 'breaking changes'),
   };
-  if (a.breaking.length > 0) lines.push('', 'Breaking:', ...a.breaking.map((l) => `  ! ${l}`));
+  if (a.breaking.length > 0)
+    lines.push('', 'Breaking:', ...a.breaking.map((l) => `  ${paint[MARK_STYLE['!']](`! ${l}`)}`));
   if (a.steps.length > 0) lines.push('', 'After merge:', ...a.steps.map((l) => `  [ ] ${l}`));
   for (const b of shown(diff)) {
     lines.push('', `${bundleTitle(b)}: ${countText(b)}`);
     for (const o of [...b.objects, ...visibleFiles(b)]) {
-      lines.push(`  ${MARK[o.change]} ${objectTitle(o)}${sharedMark(o)}`);
+      const mark = MARK[o.change];
+      lines.push(`  ${paint[MARK_STYLE[mark]](`${mark} ${objectTitle(o)}`)}${sharedMark(o)}`);
       for (const f of o.fields.slice(0, MAX_FIELDS)) lines.push(`      ${fieldLine(f)}`);
       if (o.fields.length > MAX_FIELDS) lines.push(`      … and ${o.fields.length - MAX_FIELDS} more fields`);
     }
@@ -367,7 +374,7 @@ export function formatMarkdown(
   if (isEmpty(diff)) return `### clusterset diff: no changes\n\n${md(noChanges(labels))}\n`;
   const n = impact.touched.length;
   const head: string[] = [
-    `### clusterset diff: ${n} of ${impact.clusters.length} clusters touched` +
+    `### clusterset diff: ${n} of ${count(impact.clusters.length, 'cluster')} touched` +
       (impact.delivery.length > 0
         ? ` (and delivery: ${impact.delivery.map((d) => `${d}/`).join(', ')})`
         : ''),
@@ -412,9 +419,7 @@ export function formatMarkdown(
     const what = [
       ...(partial !== undefined ? [`part of ${partial}`] : []),
       ...(cut.length > 0
-        ? [
-            `${cut.length} bundle${cut.length === 1 ? '' : 's'} (${cut.slice(0, 5).join(', ')}${cut.length > 5 ? ', …' : ''})`,
-          ]
+        ? [`${count(cut.length, 'bundle')} (${cut.slice(0, 5).join(', ')}${cut.length > 5 ? ', …' : ''})`]
         : []),
     ];
     const note = `_Details cut to stay under GitHub's ${thousands(GITHUB_COMMENT_LIMIT)}-character comment limit: ${md(what.join(' and '))} not shown. Run \`clusterset diff\` for everything._\n`;
@@ -475,10 +480,16 @@ function jsonField(f: FieldChange) {
 }
 
 /** One of the three forms. */
-export function formatDiff(format: DiffFormat, diff: TreeDiff, impact: Impact, labels: DiffLabels): string {
+export function formatDiff(
+  format: DiffFormat,
+  diff: TreeDiff,
+  impact: Impact,
+  labels: DiffLabels,
+  paint?: Painter,
+): string {
   return format === 'json'
     ? formatJson(diff, impact, labels)
     : format === 'markdown'
       ? formatMarkdown(diff, impact, labels)
-      : formatText(diff, impact, labels);
+      : formatText(diff, impact, labels, paint);
 }

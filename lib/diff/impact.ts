@@ -34,6 +34,8 @@ import {
 } from './describe';
 import type { BundleDiff, DiffObject, FieldChange, ObjectChange, TreeDiff } from './tree';
 import { bundleOf, diffTrees } from './tree';
+import { count, noun } from '../plural';
+import { clipEnd } from './clip';
 
 /** Kinds of impact, in the order the summary lists them. */
 export const IMPACT_CATEGORIES = [
@@ -259,7 +261,7 @@ function objName(c: { namespace?: string; name: string }): string {
 function fmt(v: unknown): string {
   if (v === undefined) return '(none)';
   const s = typeof v === 'string' ? v : JSON.stringify(v);
-  return s.length > 60 ? `${s.slice(0, 57)}…` : s;
+  return clipEnd(s, 60);
 }
 
 /** `a.b: 1 → 2`, `+ x`, `- y` for a few field changes, stripping a common prefix. */
@@ -391,7 +393,7 @@ export function impact(
           .map((l) => l.secret)
           .find((s) => typeof s === 'string');
         bundle =
-          `${change === 'added' ? 'new' : 'removed'} bundle clusters/${id} (${objs.length} objects: ${countKinds(objs)}` +
+          `${change === 'added' ? 'new' : 'removed'} bundle clusters/${id} (${count(objs.length, 'object')}: ${countKinds(objs)}` +
           (change === 'added' && secret !== undefined ? `; token reference: Secret ${String(secret)})` : ')');
         for (const o of objs)
           if (o.kind !== 'ServiceExport' && o.kind !== 'ClusterNetworkPolicy') explained.add(o);
@@ -412,7 +414,7 @@ export function impact(
     if (b.presence !== 'both' && !joined.includes(cluster) && !left.includes(cluster)) {
       acc.add(
         'other',
-        `bundle clusters/${cluster} ${b.presence} (${b.objects.length} objects: ${countKinds(b.objects)})`,
+        `bundle clusters/${cluster} ${b.presence} (${count(b.objects.length, 'object')}: ${countKinds(b.objects)})`,
         [cluster],
       );
       for (const o of b.objects)
@@ -425,7 +427,7 @@ export function impact(
     if (b.objects.length === 0 && b.files.length > 0)
       acc.add(
         'other',
-        `${b.files.map((f) => f.file).join(', ')} ${b.files.length === 1 ? 'differs' : 'differ'} from what synth writes (edited by hand?)`,
+        `${b.files.map((f) => f.file).join(', ')} ${noun(b.files.length, 'differs', 'differ')} from what synth writes (edited by hand?)`,
         [cluster],
       );
   }

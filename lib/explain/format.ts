@@ -18,6 +18,8 @@
  *                               ingressRules[], egressRules[], tiedWith[] } ],   // in evaluation order
  *                 ownership: { labelled, command,                 // null for a cluster without a bundle
  *                              shared: [ { object, labelled, with } ] } | null,
+ *                 antrea: [ { file: antrea-agent.conf|antrea-controller.conf|controller_manager_config.yaml,
+ *                             configMap, setting, value, because } ],   // what Antrea must enable there
  *                 memberControllerConfig: { configMap: "ns/antrea-mc-controller-config",
  *                     key: "controller_manager_config.yaml", renderedBy: clusterset|antrea-install,
  *                     content } | null,                 // members only
@@ -28,6 +30,7 @@
  *                     ports: [ { port: "http 8080/TCP", verdict, by[],
  *                                allowedIf: [ [ { condition, holds } ] ],   // OR of ANDs, when depends
  *                                truncated } ] } ],   // by service, exporter, source, namespace
+ *   delivery: [ { tool: argocd|flux, need, how[] } ],   // repository credentials for an ssh origin
  *   notes: [] }
  * ```
  */
@@ -37,6 +40,7 @@ import type { Plan } from '../plan';
 import { OTHER_NAMESPACE, portLabel, type Reachability } from './reachability';
 import type { ClusterOwnership } from './ownership';
 import type { ClusterReport, ExplainReport } from './report';
+import { count, noun } from '../plural';
 
 /** Output formats of `clusterset explain`. */
 export type ExplainFormat = 'text' | 'markdown' | 'json' | 'mermaid';
@@ -87,6 +91,7 @@ export function toJson(r: ExplainReport): unknown {
       verdict: x.verdict,
       ports: x.ports.map((p) => ({ port: portLabel(p.port), ...decisionJson(p.decision) })),
     })),
+    delivery: r.delivery,
     notes: r.notes,
   };
 }
@@ -181,7 +186,7 @@ function policyLine(p: ClusterReport['policies'][number], i: number): string {
 /** The ownership section's lines, unindented: what carries our labels, how to list it, what is shared. */
 function ownershipLines(o: ClusterOwnership): { head: string; command: string; shared: string[] } {
   return {
-    head: `${o.labelled} object${o.labelled === 1 ? '' : 's'} carry clusterset's labels; list them with`,
+    head: `${count(o.labelled, 'object')} ${noun(o.labelled, 'carries', 'carry')} clusterset's labels; list them with`,
     command: o.command,
     shared: o.shared.map((x) => `${x.object}${x.labelled ? '' : ' (no labels)'}: ${x.with}`),
   };
@@ -190,8 +195,8 @@ function ownershipLines(o: ClusterOwnership): { head: string; command: string; s
 function summaryLines(r: ExplainReport): string[] {
   const s = r.summary;
   return [
-    `ClusterSet ${r.clusterSetId}: leader ${r.leader}, ${s.members} member${s.members === 1 ? '' : 's'} of ${s.clusters} cluster${s.clusters === 1 ? '' : 's'}, networks ${s.networks.join(', ')}`,
-    `${s.services} exported Service${s.services === 1 ? '' : 's'} (${s.exports} exports), ${s.baselinePolicies} baseline and ${s.stretchedPolicies} stretched polic${s.stretchedPolicies === 1 ? 'y' : 'ies'}`,
+    `ClusterSet ${r.clusterSetId}: leader ${r.leader}, ${count(s.members, 'member')} of ${count(s.clusters, 'cluster')}, networks ${s.networks.join(', ')}`,
+    `${count(s.services, 'exported Service')} (${count(s.exports, 'export')}), ${s.baselinePolicies} baseline and ${count(s.stretchedPolicies, 'stretched policy')}`,
     `reachability${r.cluster === null ? '' : ` to and from ${r.cluster}`}: ${s.reachability.allowed} allowed, ${s.reachability.denied} denied, ${s.reachability.depends} depending on what the model does not say`,
   ];
 }
@@ -242,6 +247,32 @@ function othersProvide(c: ClusterReport): { lines: string[]; config?: string } {
   return { lines, config: cfg.content };
 }
 
+/**
+ * What Antrea must have enabled in a cluster: lines to print as they are, then one group of
+ * settings per file (`setting: value  # because`), unindented.
+ */
+function antreaLines(c: ClusterReport): { lines: string[]; groups: { file: string; settings: string[] }[] } {
+  const lines: string[] = [];
+  if (c.role === 'leader' || c.role === 'leader+member')
+    lines.push(
+      "Antrea's Multi-cluster leader controller must not run here: the clusterset reconciler takes its place",
+    );
+  if (c.role === 'member' || c.role === 'leader+member')
+    lines.push(
+      c.antrea.length === 0
+        ? 'Antrea: its Multi-cluster member controller; nothing else to enable for the features the model uses here'
+        : 'Antrea must have enabled, for the features the model uses here:',
+    );
+  const groups: { file: string; settings: string[] }[] = [];
+  for (const s of c.antrea) {
+    const file = `${s.file} (ConfigMap ${s.configMap})`;
+    let g = groups.find((x) => x.file === file);
+    if (!g) groups.push((g = { file, settings: [] }));
+    g.settings.push(`${s.setting}: ${s.value}  # ${s.because}`);
+  }
+  return { lines, groups };
+}
+
 function text(r: ExplainReport): string {
   const out: string[] = [...summaryLines(r), ''];
   for (const c of r.clusters) {
@@ -274,6 +305,14 @@ function text(r: ExplainReport): string {
     const own = othersProvide(c);
     for (const l of own.lines) out.push(`  ${l}`);
     if (own.config !== undefined) for (const l of own.config.trimEnd().split('\n')) out.push(`    ${l}`);
+    const antrea = antreaLines(c);
+    for (const l of antrea.lines) out.push(`  ${l}`);
+    for (const g of antrea.groups) out.push(`    ${g.file}:`, ...g.settings.map((l) => `      ${l}`));
+    out.push('');
+  }
+  if (r.delivery.length > 0) {
+    out.push('delivery needs:');
+    for (const d of r.delivery) out.push(`  ${d.need}:`, ...d.how.map((l) => `    ${l}`));
     out.push('');
   }
   for (const t of tables(r)) {
@@ -347,6 +386,14 @@ function markdown(r: ExplainReport, plan: Plan): string {
     for (const l of own.lines) out.push(`- ${l}`);
     if (own.lines.length > 0) out.push('');
     if (own.config !== undefined) out.push('```yaml', own.config.trimEnd(), '```', '');
+    const antrea = antreaLines(c);
+    for (const l of antrea.lines) out.push(l, '');
+    for (const g of antrea.groups) out.push(`\`${g.file}\`:`, '', '```yaml', ...g.settings, '```', '');
+  }
+  if (r.delivery.length > 0) {
+    out.push('## Delivery needs', '');
+    for (const d of r.delivery) out.push(`- ${md(d.need)}:`, ...d.how.map((l) => `  - \`${l}\``));
+    out.push('');
   }
   out.push(
     '## Reachability',

@@ -19,6 +19,12 @@ import { MEMBER_CONTROLLER_CONFIG, memberImportName } from '../names';
 import { serviceNamespacesIn, type Plan, type PlannedCluster } from '../plan';
 import { render, type Bundles } from '../render';
 import { clusterOwnership, type ClusterOwnership } from './ownership';
+import {
+  antreaSettings,
+  deliveryPrerequisites,
+  type AntreaSetting,
+  type DeliveryPrerequisite,
+} from './prerequisites';
 import { describeAppliedTo, policiesIn } from './policies';
 import { portLabel, reachability, tableNamespaces, type Reachability } from './reachability';
 
@@ -107,6 +113,11 @@ export interface ClusterReport {
   readonly exports: readonly ExportEntry[];
   readonly imports: readonly ImportEntry[];
   readonly policies: readonly PolicyEntry[];
+  /**
+   * What Antrea's agent, controller and member controller must have enabled there for the model's
+   * features (prerequisites.ts); empty for a leader that is not a member and for a plain member.
+   */
+  readonly antrea: readonly AntreaSetting[];
   /** Members only (null otherwise). */
   readonly memberControllerConfig: MemberControllerConfigEntry | null;
   /** Members only (null otherwise). */
@@ -141,6 +152,8 @@ export interface ExplainReport {
   /** Namespaces the table shows (`*`: any other). */
   readonly namespaces: readonly string[];
   readonly reachability: readonly Reachability[];
+  /** What Argo CD and Flux need that the bundles cannot carry (repository credentials for an ssh origin). */
+  readonly delivery: readonly DeliveryPrerequisite[];
   /** What the report does not cover. */
   readonly notes: readonly string[];
 }
@@ -206,6 +219,7 @@ function clusterReport(plan: Plan, c: PlannedCluster, bundles: Bundles): Cluster
     exports,
     imports,
     policies,
+    antrea: antreaSettings(plan, c),
     memberControllerConfig: c.isMember
       ? {
           configMap: `${plan.memberNamespace}/${MEMBER_CONTROLLER_CONFIG}`,
@@ -262,6 +276,7 @@ export function explain(plan: Plan, options: { readonly cluster?: string } = {})
     clusters,
     namespaces: tableNamespaces(plan),
     reachability: table,
+    delivery: deliveryPrerequisites(plan),
     notes: NOTES,
   };
 }

@@ -81,6 +81,7 @@ test('GIVEN the example WHEN explained as JSON THEN it parses to the documented 
     'clusters',
     'namespaces',
     'reachability',
+    'delivery',
     'notes',
   ]);
   assert.is(j.format, 'clusterset.explain/v1');

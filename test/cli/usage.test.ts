@@ -1,0 +1,132 @@
+/**
+ * The CLI's usage surface as a user meets it: a mistyped command names the nearest one in a short
+ * error (exit 2, EXIT_USAGE) instead of the whole help; `--help` still lists every command;
+ * `clusterset completion` prints yargs' bash and zsh scripts, and the bash script, sourced in a real
+ * bash, completes `clusterset sy` to `synth`; `synth` says "1 file written" for one file.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+
+const root = path.resolve(__dirname, '..', '..');
+const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
+const cli = path.join(root, 'lib', 'cli', 'main.ts');
+
+function run(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = root,
+): { status: number; stdout: string; stderr: string } {
+  const r = spawnSync(tsx, [cli, ...args], { cwd, encoding: 'utf8', env });
+  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+test('fails GIVEN a mistyped command (synht) WHEN run THEN a two-line error suggests synth, no help, exit 2', () => {
+  const r = run(['synht']);
+  assert.is(r.status, 2);
+  assert.is(r.stdout, '');
+  assert.is(
+    r.stderr,
+    'clusterset: unknown command "synht"; did you mean synth?\n(`clusterset --help` lists the commands)\n',
+  );
+});
+
+test('fails GIVEN a word near no command WHEN run THEN the short error has no suggestion, exit 2', () => {
+  const r = run(['frobnicate']);
+  assert.is(r.status, 2);
+  assert.is(r.stderr, 'clusterset: unknown command "frobnicate"\n(`clusterset --help` lists the commands)\n');
+});
+
+test("fails GIVEN an extra argument to a real command WHEN run THEN that command's help and the message, exit 2", () => {
+  const r = run(['validate', 'clusterset.ts', 'extra']);
+  assert.is(r.status, 2);
+  assert.match(r.stderr, /^clusterset validate \[model\]/);
+  assert.match(r.stderr, /\nUnknown argument: extra\n$/);
+});
+
+test('GIVEN --help WHEN run THEN every command is listed, completion among them, and nothing is reported', () => {
+  const r = run(['--help']);
+  assert.is(r.status, 0, r.stderr);
+  for (const c of ['synth', 'validate', 'diff', 'explain', 'init', 'token', 'reconcile', 'completion'])
+    assert.match(r.stdout, new RegExp(`^ {2}clusterset ${c}\\b`, 'm'));
+  assert.not.match(r.stdout + r.stderr, /Did you mean|Unknown/);
+});
+
+test('GIVEN `completion` under bash, and `completion zsh` WHEN run THEN the matching yargs script is printed', () => {
+  const bash = run(['completion'], { ...process.env, SHELL: '/bin/bash' });
+  assert.is(bash.status, 0, bash.stderr);
+  assert.match(bash.stdout, /^###-begin-clusterset-completions-###/);
+  assert.match(bash.stdout, /clusterset --get-yargs-completions/);
+  assert.match(bash.stdout, /complete -o bashdefault -o default -F _clusterset_yargs_completions clusterset/);
+  const zsh = run(['completion', 'zsh'], { ...process.env, SHELL: '/bin/bash' });
+  assert.is(zsh.status, 0, zsh.stderr);
+  assert.match(zsh.stdout, /^#compdef clusterset\n/);
+  assert.match(zsh.stdout, /compdef _clusterset_yargs_completions clusterset/);
+  // $SHELL decides when no shell is named.
+  assert.match(
+    run(['completion'], { ...process.env, SHELL: '/usr/bin/zsh' }).stdout,
+    /^#compdef clusterset\n/,
+  );
+});
+
+test('fails GIVEN `completion fish` WHEN run THEN it names the shells it knows, exit 2', () => {
+  const r = run(['completion', 'fish']);
+  assert.is(r.status, 2);
+  assert.is(r.stdout, '');
+  assert.match(r.stderr, /unknown shell "fish"; the shells are bash, zsh/);
+});
+
+test('GIVEN the bash script sourced in bash WHEN `clusterset sy` is completed THEN the only candidate is synth', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-completion-'));
+  try {
+    // `clusterset` on PATH, as an installed package puts it there.
+    const bin = path.join(dir, 'clusterset');
+    fs.writeFileSync(bin, `#!/bin/sh\nexec '${tsx}' '${cli}' "$@"\n`, { mode: 0o755 });
+    const script = path.join(dir, 'completion.bash');
+    fs.writeFileSync(script, run(['completion', 'bash']).stdout);
+    const complete = (words: string[]): string[] => {
+      const r = spawnSync(
+        'bash',
+        [
+          '-c',
+          `source '${script}'; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _clusterset_yargs_completions; printf '%s\\n' "\${COMPREPLY[@]}"`,
+        ],
+        { encoding: 'utf8', env: { ...process.env, PATH: `${dir}:${process.env.PATH}`, SHELL: '/bin/bash' } },
+      );
+      assert.is(r.status, 0, r.stderr);
+      return r.stdout.split('\n').filter(Boolean);
+    };
+    assert.equal(complete(['clusterset', 'sy']), ['synth']);
+    assert.equal(complete(['clusterset', 'ex']), ['explain']);
+    assert.equal(complete(['clusterset', 'explain', '--cl']), ['--cluster']);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('GIVEN zsh asking for completions WHEN `clusterset sy` is queried THEN synth comes with its description', () => {
+  const r = run(['--get-yargs-completions', 'clusterset', 'sy'], { ...process.env, SHELL: '/usr/bin/zsh' });
+  assert.is(r.status, 0, r.stderr);
+  assert.match(r.stdout, /^synth:render the ClusterSet into one bundle per cluster$/m);
+});
+
+test('GIVEN one file of out/ edited by hand WHEN synth --force runs THEN it says "1 file written"', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-plural-'));
+  try {
+    fs.copyFileSync(path.join(root, 'clusterset.ts'), path.join(dir, 'clusterset.ts'));
+    fs.symlinkSync(path.join(root, 'lib'), path.join(dir, 'lib'));
+    assert.is(run(['synth', 'clusterset.ts'], process.env, dir).status, 0);
+    const kustomization = path.join(dir, 'out', 'clusters', 'hub', 'kustomization.yaml');
+    fs.appendFileSync(kustomization, '# edited\n');
+    const r = run(['synth', 'clusterset.ts', '--force'], process.env, dir);
+    assert.is(r.status, 0, r.stderr);
+    assert.match(r.stdout, /: 1 file written, \d+ unchanged, 0 pruned/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
