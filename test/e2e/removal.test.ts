@@ -23,9 +23,13 @@
 //   ResourceTracking.SetAppInstance, annotation tracking), is applied as Argo CD syncs with
 //   ServerSideApply=true (test/kube/apply.ts), and the rendered Application's finalizer is then
 //   run as its controller's finalizeApplicationDeletion runs it (managed objects by Argo CD's
-//   GetAppName, its shouldBeDeleted terms, controller.FilterObjectsForDeletion, its kubectl delete
-//   with the finalizer's propagation policy), reconcile after reconcile. Ours: the copied
-//   shouldBeDeleted expression (unexported there) and the loop standing for the reconciles.
+//   GetAppName, filtered by the AppProject live in a management cluster with Argo CD's
+//   AppProject.IsLiveResourcePermitted, the rules of its shouldBeDeleted, controller.
+//   FilterObjectsForDeletion, its kubectl delete with the finalizer's propagation policy),
+//   reconcile after reconcile. Ours: keptOnCascade (those rules, unexported there) and the loop
+//   standing for the reconciles. The AppProject is the one rendered before east leaves and after;
+//   both orders are run: re-applied once east's Application is gone (east is left as before it
+//   joined), and re-applied first (east's namespaced objects and its policy stay behind).
 
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
