@@ -329,7 +329,7 @@ function stepsOf(
   delivery: Pick<NonNullable<ModelDraft['delivery']>, 'argocd' | 'flux'>,
   edit: (b: ModelDraft) => void,
   start?: (a: ModelDraft) => void,
-): string[] {
+): readonly string[] {
   const a = policiesModel();
   a.delivery = { repoURL: 'https://git.example.com/gitops.git', managementCluster: 'hub', ...delivery };
   start?.(a);
