@@ -1,6 +1,7 @@
 /**
  * What a change asks of people once it is merged, read from the semantic diff: the manual steps
- * (re-applying the AppProject, registering a new member with Argo CD or giving Flux its kubeconfig,
+ * (re-applying the AppProject: first, or where a member's Application is deleted with cascade, only
+ * once it is gone; registering a new member with Argo CD or giving Flux its kubeconfig,
  * its token or what External Secrets needs for it, annotating gateway Nodes where a member starts
  * exchanging Services across networks, what removing a member does under each tool, Antrea's member
  * controller settings where Antrea's install owns them, taking an object out of its other owner when
@@ -108,6 +109,13 @@ interface Tool {
   readonly cleanup: readonly string[];
 }
 
+/** Whether deleting the Application deletes what it applied first (its resources finalizer). */
+function cascades(app: ObjectChange): boolean {
+  return ((at(app.before, 'metadata', 'finalizers') as unknown[] | undefined) ?? []).includes(
+    CASCADE_FINALIZER,
+  );
+}
+
 /** The delivery tools that delivered member `id`, from its removed Application and Kustomizations. */
 function toolsOf(diff: TreeDiff, id: string): Tool[] {
   const tools: Tool[] = [];
@@ -116,9 +124,7 @@ function toolsOf(diff: TreeDiff, id: string): Tool[] {
     tools.push({
       name: 'Argo CD',
       object: 'its Application',
-      cascade: apps.every((a) =>
-        (at(a.before, 'metadata', 'finalizers') as unknown[] | undefined)?.includes(CASCADE_FINALIZER),
-      ),
+      cascade: apps.every(cascades),
       keeps: argoCdKeeps,
       deleteCommand: `kubectl -n ${apps[0]!.namespace ?? 'argocd'} delete application ${apps.map((a) => a.name).join(' ')}`,
       // The management cluster (in-cluster) is never registered, so never removed.
@@ -321,11 +327,18 @@ export function afterMerge(
   const steps: string[] = [];
   const breaking: string[] = [];
 
-  // First: until it is re-applied, Argo CD refuses Applications whose destination it does not list.
+  // The AppProject (applied by hand, never from git): Argo CD refuses an Application whose
+  // destination or kinds it does not permit, so it is re-applied first; but Argo CD's cascade
+  // deletion deletes only what the live project permits (getPermittedAppLiveObjects), so while a
+  // departing member's Application is being deleted the project must still permit it: then it is
+  // re-applied only once those Applications are gone (test/e2e/removal.test.ts, both orders).
   const argocd = diff.bundles.find((b) => b.type === 'delivery' && b.bundle === 'argocd');
-  if (argocd?.objects.some((x) => x.kind === 'AppProject' && x.change !== 'removed')) {
+  const projectChanges = argocd?.objects.some((x) => x.kind === 'AppProject' && x.change !== 'removed');
+  const cascading = o.left.flatMap((id) => deliveryFor(diff, 'Application', id, 'removed').filter(cascades));
+  const apply = `\`kubectl apply -k ${outPath(diff)}/argocd\``;
+  if (projectChanges && cascading.length === 0) {
     steps.push(
-      `re-apply the AppProject in the management cluster: \`kubectl apply -k ${outPath(diff)}/argocd\` (the root Application does not manage it, and Argo CD refuses an Application whose destination or kinds it does not permit)`,
+      `re-apply the AppProject in the management cluster: ${apply} (the root Application does not manage it, and Argo CD refuses an Application whose destination or kinds it does not permit)`,
     );
   }
 
@@ -360,6 +373,13 @@ export function afterMerge(
   for (const g of o.gateways ?? []) if (!o.joined.includes(g.cluster)) steps.push(gatewayStep(g));
 
   for (const id of o.left) steps.push(...leaving(diff, id));
+  if (projectChanges && cascading.length > 0) {
+    const ns = cascading[0]!.namespace ?? 'argocd';
+    const names = cascading.map((a) => `application/${a.name}`).join(' ');
+    steps.push(
+      `re-apply the AppProject in the management cluster only once ${joinAnd(cascading.map((a) => a.name))} ${cascading.length > 1 ? 'are' : 'is'} gone (\`kubectl -n ${ns} wait --for=delete ${names} --timeout=15m\`): ${apply}. Not before: Argo CD's cascade deletion deletes only what the live project permits, and the new one no longer lists the departing destination${cascading.length > 1 ? 's' : ''}, so ${cascading.length > 1 ? 'their' : 'its'} namespaced objects would stay behind${o.joined.length > 0 ? `; until then Argo CD refuses the Application${o.joined.length > 1 ? 's' : ''} of ${joinAnd(o.joined)}, and syncs ${o.joined.length > 1 ? 'them' : 'it'} once the project permits ${o.joined.length > 1 ? 'them' : 'it'}` : ''}`,
+    );
+  }
 
   steps.push(...memberConfigSteps(diff, o.left, o.phrase ?? joinAnd));
   steps.push(...fluxRestartSteps(diff, o.fluxDelivered ?? new Set(), o.phrase ?? joinAnd));

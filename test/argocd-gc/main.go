@@ -4,7 +4,7 @@
 // requires.
 //
 //	argocd-gc track  -application APP.yaml < objects.json > tracked.json
-//	argocd-gc delete -kubeconfig K -application APP.yaml
+//	argocd-gc delete -kubeconfig K -project-kubeconfig M -application APP.yaml [-cluster-name N] [-cluster-server URL]
 //
 // track: reads a JSON array of objects and sets, on each but CRDs, the tracking Argo CD's repo
 // server writes on the manifests it generates (reposerver/repository/repository.go:1586-1591):
@@ -18,18 +18,31 @@
 //
 // delete: what controller/appcontroller.go finalizeApplicationDeletion does for an Application with
 // a resources finalizer, on each reconcile, until no object to delete is left:
+//   - the Application's AppProject, read live from the management cluster (-project-kubeconfig, in
+//     the controller namespace) at every reconcile, as the controller reads it from its informer
+//     (getAppProj, with AppProject.IsAppNamespacePermitted); while it cannot be read (deleted, say)
+//     the reconcile fails and is retried, deleting nothing;
 //   - the managed live objects: every live root object (no owner references) whose tracking names
 //     the Application (util/argo GetAppName == Application.InstanceName, as controller/cache
 //     populates ResourceInfo.AppName and filters in GetManagedLiveObjs);
-//   - while any of them has a deletionTimestamp, wait (the controller returns and reconciles later);
-//   - else keep those for which shouldBeDeleted holds (composed below from Argo CD's exported
-//     pieces, the one unexported line copied), order them with controller.FilterObjectsForDeletion
-//     and delete that batch with gitops-engine's kubectl DeleteResource (util/kube NewKubectl) and
+//   - of those, the ones the project permits, as getPermittedAppLiveObjects keeps them: Argo CD's
+//     AppProject.IsLiveResourcePermitted (the kind against the cluster or namespace whitelists and
+//     blacklists; for a namespaced object also the destination, IsDestinationPermitted, with the
+//     destination cluster as registered: -cluster-server / -cluster-name, by default the
+//     Application's destination). The others are neither deleted nor waited for;
+//   - while any permitted one has a deletionTimestamp, wait (the controller returns and reconciles
+//     later);
+//   - else keep those that the cascade deletes (keptOnCascade: our code for the rules of Argo CD's
+//     unexported shouldBeDeleted), order them with controller.FilterObjectsForDeletion and delete
+//     that batch with gitops-engine's kubectl DeleteResource (util/kube NewKubectl) and
 //     kube.RunAllAsync, with the propagation policy Application.GetPropagationPolicy selects.
 //
-// It prints JSON on stdout: the managed objects found first and the objects deleted, batch by batch.
-// The loop around the reconcile (its waiting, its timeout) is ours; AppProject permissions are not
-// applied (getPermittedAppLiveObjects): the test's AppProject permits every kind of the bundle.
+// It prints JSON on stdout: the managed objects found first, the objects deleted, batch by batch,
+// and what was left: the objects the project did not permit at the last reconcile, those kept by
+// rule (with the rule), and why reconciles failed. Ours: the loop around the reconcile (its waiting,
+// its timeout), keptOnCascade, and reading the project with a dynamic client. Not modelled: cluster
+// Secrets scoped to a project (permitOnlyProjectScopedClusters is refused), global projects
+// (argocd-cm globalProjects), resources that require deletion confirmation, post-delete hooks.
 package main
 
 import (
@@ -44,7 +57,7 @@ import (
 	"sort"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -81,10 +94,23 @@ type ref struct {
 	Name      string `json:"name"`
 }
 
+// kept is a managed object the cascade deletion leaves, and the rule that keeps it.
+type kept struct {
+	ref
+	Reason string `json:"reason"`
+}
+
 type report struct {
+	// Managed: the Application's managed live objects, at the first reconcile that read its project.
 	Managed           []ref   `json:"managed"`
 	PropagationPolicy string  `json:"propagationPolicy"`
 	Batches           [][]ref `json:"batches"`
+	// Unpermitted: the managed objects the project did not permit at the last reconcile, left behind.
+	Unpermitted []ref `json:"unpermitted"`
+	// Kept: the permitted managed objects that are never deleted (keptOnCascade), left behind.
+	Kept []kept `json:"kept"`
+	// FailedReconciles: why reconciles failed before one could run (e.g. the AppProject missing).
+	FailedReconciles []string `json:"failedReconciles"`
 }
 
 func main() {
@@ -94,6 +120,9 @@ func main() {
 	cmd := os.Args[1]
 	fs := flag.NewFlagSet(cmd, flag.ExitOnError)
 	kubeconfig := fs.String("kubeconfig", "", "kubeconfig of the destination cluster (delete)")
+	projectKubeconfig := fs.String("project-kubeconfig", "", "kubeconfig of the management cluster, where the Application's AppProject lives (delete)")
+	clusterName := fs.String("cluster-name", "", "name the destination cluster is registered under (argocd cluster add --name); default: the destination's name")
+	clusterServer := fs.String("cluster-server", "", "server URL the destination cluster is registered under; default: the destination's server")
 	appFile := fs.String("application", "", "the Application, YAML")
 	controllerNs := fs.String("controller-namespace", "argocd", "namespace Argo CD runs in (Application.InstanceName)")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up the deletion after this long")
@@ -109,10 +138,17 @@ func main() {
 	case "track":
 		err = track(app, *controllerNs)
 	case "delete":
-		if *kubeconfig == "" {
-			fail(errors.New("-kubeconfig is required"))
+		if *kubeconfig == "" || *projectKubeconfig == "" {
+			fail(errors.New("-kubeconfig and -project-kubeconfig are required"))
 		}
-		err = cascade(app, *controllerNs, *kubeconfig, *timeout)
+		dest := &appv1.Cluster{Server: app.Spec.Destination.Server, Name: app.Spec.Destination.Name}
+		if *clusterServer != "" {
+			dest.Server = *clusterServer
+		}
+		if *clusterName != "" {
+			dest.Name = *clusterName
+		}
+		err = cascade(app, dest, *controllerNs, *kubeconfig, *projectKubeconfig, *timeout)
 	default:
 		err = fmt.Errorf("unknown command %q", cmd)
 	}
@@ -159,22 +195,39 @@ func track(app *appv1.Application, controllerNs string) error {
 	return printJSON(out)
 }
 
-// isSelfReferencedApp is controller/appcontroller.go:376-383 (v3.2.6), unexported there; copied.
-func isSelfReferencedApp(app *appv1.Application, ref corev1.ObjectReference) bool {
-	gvk := ref.GroupVersionKind()
-	return ref.UID == app.UID &&
-		ref.Name == app.Name &&
-		ref.Namespace == app.Namespace &&
-		gvk.Group == application.Group &&
-		gvk.Kind == application.ApplicationKind
+// keptOnCascade says why the cascade deletion of app leaves the managed object obj in place, or ""
+// when it deletes it. The rules are those of shouldBeDeleted in controller/appcontroller.go:1165-1170
+// (v3.2.6, with isSelfReferencedApp at :376-383), which Argo CD documents in
+// docs/user-guide/app_deletion.md and sync-options.md ("Resource Deletion"); written here as our own
+// checks, each with the reason it reports, using Argo CD's exported helpers for what they test:
+//   - a CustomResourceDefinition is never deleted: deleting one would delete every object of its
+//     kind, in every namespace, whoever made them (gitops-engine kube.IsCRD);
+//   - the Application being deleted, should it manage itself (an Application that tracks its own
+//     manifest), is left to the finalizer, not deleted from under it: the same kind in Argo CD's
+//     group, the same namespace, name and UID;
+//   - an object whose argocd.argoproj.io/sync-options list Delete=false;
+//   - an object that Helm's helm.sh/resource-policy annotation says to keep.
+func keptOnCascade(app *appv1.Application, obj *unstructured.Unstructured) string {
+	switch {
+	case kube.IsCRD(obj):
+		return "CustomResourceDefinition"
+	case isTheApplication(app, obj):
+		return "the Application itself"
+	case resourceutil.HasAnnotationOption(obj, synccommon.AnnotationSyncOptions, synccommon.SyncOptionDisableDeletion):
+		return synccommon.AnnotationSyncOptions + ": " + synccommon.SyncOptionDisableDeletion
+	case resourceutil.HasAnnotationOption(obj, helm.ResourcePolicyAnnotation, helm.ResourcePolicyKeep):
+		return helm.ResourcePolicyAnnotation + ": " + helm.ResourcePolicyKeep
+	}
+	return ""
 }
 
-// shouldBeDeleted is controller/appcontroller.go:1166-1170 (v3.2.6), a method of the unexported
-// ApplicationController there; its one boolean expression is copied, every term Argo CD's.
-func shouldBeDeleted(app *appv1.Application, obj *unstructured.Unstructured) bool {
-	return !kube.IsCRD(obj) && !isSelfReferencedApp(app, kube.GetObjectRef(obj)) &&
-		!resourceutil.HasAnnotationOption(obj, synccommon.AnnotationSyncOptions, synccommon.SyncOptionDisableDeletion) &&
-		!resourceutil.HasAnnotationOption(obj, helm.ResourcePolicyAnnotation, helm.ResourcePolicyKeep)
+// isTheApplication: obj is app's own Application object (kind and group first, then identity).
+func isTheApplication(app *appv1.Application, obj *unstructured.Unstructured) bool {
+	self := schema.GroupKind{Group: application.Group, Kind: application.ApplicationKind}
+	if obj.GroupVersionKind().GroupKind() != self {
+		return false
+	}
+	return obj.GetUID() == app.UID && obj.GetNamespace() == app.Namespace && obj.GetName() == app.Name
 }
 
 // managedLiveObjects lists every live object of every listable, deletable kind (preferred
@@ -239,13 +292,50 @@ func listRetrying(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVe
 	}
 }
 
-func cascade(app *appv1.Application, controllerNs, kubeconfig string, timeout time.Duration) error {
+// liveProject reads the Application's AppProject from the management cluster, as the controller
+// reads it from its informer at every reconcile (controller/appcontroller.go getAppProj, :415-432),
+// and checks, as getAppProj does, that the project admits Applications of the Application's namespace.
+func liveProject(ctx context.Context, mgmt dynamic.Interface, app *appv1.Application, controllerNs string) (*appv1.AppProject, error) {
+	gvr := appv1.SchemeGroupVersion.WithResource(application.AppProjectPlural)
+	un, err := mgmt.Resource(gvr).Namespace(controllerNs).Get(ctx, app.Spec.GetProject(), metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("AppProject %s/%s: %w", controllerNs, app.Spec.GetProject(), err)
+	}
+	data, err := un.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	proj := &appv1.AppProject{}
+	if err := json.Unmarshal(data, proj); err != nil {
+		return nil, fmt.Errorf("AppProject %s/%s: %w", controllerNs, proj.Name, err)
+	}
+	if !proj.IsAppNamespacePermitted(app, controllerNs) {
+		return nil, fmt.Errorf("application %s/%s may not use project %s", app.Namespace, app.Name, proj.Name)
+	}
+	return proj, nil
+}
+
+// noProjectClusters stands for the cluster Secrets scoped to a project (db.GetProjectClusters): there
+// are none here, so a project that permits only project-scoped clusters is refused rather than guessed.
+func noProjectClusters(project string) ([]*appv1.Cluster, error) {
+	return nil, fmt.Errorf("project %s: permitOnlyProjectScopedClusters is not modelled by argocd-gc", project)
+}
+
+func cascade(app *appv1.Application, dest *appv1.Cluster, controllerNs, kubeconfig, projectKubeconfig string, timeout time.Duration) error {
 	if !app.CascadedDeletion() {
 		return fmt.Errorf("application %s has no resources finalizer: Argo CD deletes none of its resources", app.Name)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return err
+	}
+	mgmtCfg, err := clientcmd.BuildConfigFromFlags("", projectKubeconfig)
+	if err != nil {
+		return err
+	}
+	mgmt, err := dynamic.NewForConfig(mgmtCfg)
 	if err != nil {
 		return err
 	}
@@ -257,12 +347,31 @@ func cascade(app *appv1.Application, controllerNs, kubeconfig string, timeout ti
 	}
 	kubectl := kubeutil.NewKubectl()
 	instanceName := app.InstanceName(controllerNs)
-	rep := report{PropagationPolicy: string(propagationPolicy), Batches: [][]ref{}}
+	rep := report{PropagationPolicy: string(propagationPolicy), Batches: [][]ref{}, Unpermitted: []ref{}, Kept: []kept{}, FailedReconciles: []string{}}
 	first := true
+	var lastErr error
 	for {
 		if ctx.Err() != nil {
+			if lastErr != nil {
+				return fmt.Errorf("cascade deletion of %s did not finish in %s; last reconcile: %w", app.Name, timeout, lastErr)
+			}
 			return fmt.Errorf("cascade deletion of %s did not finish in %s", app.Name, timeout)
 		}
+		// A reconcile that cannot read the project fails and is retried, as the controller's is:
+		// nothing is deleted meanwhile, and the Application stays with its finalizer.
+		proj, err := liveProject(ctx, mgmt, app, controllerNs)
+		if err != nil {
+			if lastErr == nil || lastErr.Error() != err.Error() {
+				rep.FailedReconciles = append(rep.FailedReconciles, err.Error())
+			}
+			lastErr = err
+			if !apierrors.IsNotFound(errors.Unwrap(err)) && !apierrors.IsNotFound(err) {
+				fmt.Fprintln(os.Stderr, "argocd-gc: reconcile:", err)
+			}
+			time.Sleep(200 * time.Millisecond)
+			continue
+		}
+		lastErr = nil
 		live, err := managedLiveObjects(ctx, cfg, instanceName)
 		if err != nil {
 			return err
@@ -271,15 +380,33 @@ func cascade(app *appv1.Application, controllerNs, kubeconfig string, timeout ti
 			rep.Managed = refs(live)
 			first = false
 		}
+		// getPermittedAppLiveObjects (controller/appcontroller.go:1172-1189): what the project does
+		// not permit (kind, or destination for a namespaced object) is neither deleted nor waited for.
+		permitted := make([]*unstructured.Unstructured, 0, len(live))
+		unpermitted := make([]*unstructured.Unstructured, 0)
+		for _, o := range live {
+			ok, err := proj.IsLiveResourcePermitted(o, dest, noProjectClusters)
+			if err != nil {
+				return err
+			}
+			if ok {
+				permitted = append(permitted, o)
+			} else {
+				unpermitted = append(unpermitted, o)
+			}
+		}
 		pending := false
 		objs := make([]*unstructured.Unstructured, 0)
-		for _, o := range live {
+		var keptNow []kept
+		for _, o := range permitted {
 			// "Wait for objects pending deletion to complete before proceeding with next sync wave"
 			if o.GetDeletionTimestamp() != nil {
 				pending = true
 				break
 			}
-			if shouldBeDeleted(app, o) {
+			if why := keptOnCascade(app, o); why != "" {
+				keptNow = append(keptNow, kept{ref: refOf(o), Reason: why})
+			} else {
 				objs = append(objs, o)
 			}
 		}
@@ -288,7 +415,13 @@ func cascade(app *appv1.Application, controllerNs, kubeconfig string, timeout ti
 			continue
 		}
 		if len(objs) == 0 {
-			// The controller now removes the finalizer: the Application is gone.
+			// The controller now removes the finalizer: the Application is gone, and with it
+			// Argo CD's hold on whatever it did not delete.
+			rep.Unpermitted = refs(unpermitted)
+			if keptNow != nil {
+				rep.Kept = keptNow
+			}
+			sort.Slice(rep.Kept, func(i, j int) bool { return fmt.Sprint(rep.Kept[i]) < fmt.Sprint(rep.Kept[j]) })
 			return printJSON(rep)
 		}
 		filteredObjs := controller.FilterObjectsForDeletion(objs)
@@ -303,11 +436,15 @@ func cascade(app *appv1.Application, controllerNs, kubeconfig string, timeout ti
 	}
 }
 
+func refOf(o *unstructured.Unstructured) ref {
+	gvk := o.GroupVersionKind()
+	return ref{Group: gvk.Group, Kind: gvk.Kind, Namespace: o.GetNamespace(), Name: o.GetName()}
+}
+
 func refs(objs []*unstructured.Unstructured) []ref {
 	out := make([]ref, 0, len(objs))
 	for _, o := range objs {
-		gvk := o.GroupVersionKind()
-		out = append(out, ref{Group: gvk.Group, Kind: gvk.Kind, Namespace: o.GetNamespace(), Name: o.GetName()})
+		out = append(out, refOf(o))
 	}
 	sort.Slice(out, func(i, j int) bool { return fmt.Sprint(out[i]) < fmt.Sprint(out[j]) })
 	return out

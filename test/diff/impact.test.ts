@@ -324,6 +324,79 @@ test('GIVEN an AppProject that changes WHEN diffed THEN re-applying it is a step
   );
 });
 
+/** The after-merge steps of a change from model `a` to model `b`, both delivered as `delivery` says. */
+function stepsOf(
+  delivery: Pick<NonNullable<ModelDraft['delivery']>, 'argocd' | 'flux'>,
+  edit: (b: ModelDraft) => void,
+  start?: (a: ModelDraft) => void,
+): readonly string[] {
+  const a = policiesModel();
+  a.delivery = { repoURL: 'https://git.example.com/gitops.git', managementCluster: 'hub', ...delivery };
+  start?.(a);
+  const b = structuredClone(a);
+  edit(b);
+  return impact(files(a), files(b)).afterMerge.steps;
+}
+
+const addNorth = (m: ModelDraft): void => {
+  m.clusters.push(cluster('north', 3));
+  m.members.push('north');
+};
+const dropNorth = (m: ModelDraft): void => {
+  m.clusters = m.clusters.filter((c) => c.id !== 'north');
+  m.members = m.members.filter((id) => id !== 'north');
+};
+const isProjectStep = (l: string): boolean => l.includes('re-apply the AppProject');
+
+test("GIVEN Argo CD with prune on WHEN a member leaves THEN the AppProject is re-applied last, only once the member's Application is gone, and the step says why", () => {
+  const steps = stepsOf({ argocd: {} }, dropNorth, addNorth);
+  assert.is(steps.filter(isProjectStep).length, 1, steps.join('\n'));
+  const i = steps.findIndex(isProjectStep);
+  assert.ok(
+    i > steps.findIndex((l) => l.startsWith('north leaves: Argo CD deletes its Application')),
+    'after the cascade deletion',
+  );
+  assert.is(
+    steps[i],
+    "re-apply the AppProject in the management cluster only once test-set-north is gone (`kubectl -n argocd wait --for=delete application/test-set-north --timeout=15m`): `kubectl apply -k out/argocd`. Not before: Argo CD's cascade deletion deletes only what the live project permits, and the new one no longer lists the departing destination, so its namespaced objects would stay behind",
+  );
+});
+
+test('GIVEN Argo CD with prune on WHEN one member leaves and another joins in one change THEN the AppProject still waits for the departing Application, and the step says the new one syncs after', () => {
+  const steps = stepsOf(
+    { argocd: {} },
+    (b) => {
+      dropNorth(b);
+      b.clusters.push(cluster('south', 4));
+      b.members.push('south');
+    },
+    addNorth,
+  );
+  const project = steps.filter(isProjectStep);
+  assert.is(project.length, 1, steps.join('\n'));
+  assert.match(
+    project[0]!,
+    /^re-apply the AppProject in the management cluster only once test-set-north is gone/,
+  );
+  assert.match(
+    project[0]!,
+    /until then Argo CD refuses the Application of south, and syncs it once the project permits it$/,
+  );
+  assert.ok(
+    steps.indexOf(project[0]!) > steps.findIndex((l) => l.startsWith('north leaves')),
+    'after the cascade deletion',
+  );
+});
+
+test('GIVEN Argo CD with prune off WHEN a member leaves THEN nothing cascades, so the AppProject is re-applied first as for any change', () => {
+  const steps = stepsOf({ argocd: { prune: false } }, dropNorth, addNorth);
+  assert.match(
+    steps[0]!,
+    /^re-apply the AppProject in the management cluster: `kubectl apply -k out\/argocd`/,
+  );
+  assert.is(steps.filter(isProjectStep).length, 1);
+});
+
 /** `policiesModel` with west's stretched NetworkPolicy switched on: a member controller setting of west. */
 function settingsChange(takeOver?: { memberControllerConfig?: boolean }) {
   const a = policiesModel();

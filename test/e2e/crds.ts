@@ -1,3 +1,10 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { loadYaml } from '../../lib/yaml';
+import type { KubeObject } from '../kube/apply';
+import { applyObject } from '../kube/apply';
+import type { Cluster } from '../kube/cluster';
+
 /**
  * CRDs that Antrea's member manifest installs and member bundles use (vendored files in crds/).
  * The e2e tests install them in member control planes the way an Antrea installation would.
@@ -14,3 +21,24 @@ export const ANTREA_MEMBER_CRDS: readonly string[] = [
   'crd.antrea.io_clusternetworkpolicies.yaml',
   'crd.antrea.io_clustergroups.yaml',
 ];
+
+/** The CRDs Argo CD installs in the management cluster. */
+export const ARGOCD_CRDS: readonly string[] = [
+  'argoproj.io_applications.yaml',
+  'argoproj.io_appprojects.yaml',
+];
+
+/** Installs vendored CRDs (crds/<file>) with server-side apply as `manager`, as an installation would. */
+export async function installCrds(
+  cluster: Cluster,
+  files: readonly string[],
+  manager: string,
+): Promise<void> {
+  for (const file of files) {
+    const obj = loadYaml(
+      fs.readFileSync(path.join(__dirname, '..', '..', 'crds', file), 'utf8'),
+    ) as KubeObject;
+    const r = await applyObject(cluster, { file, obj, wave: 0 }, { fieldManager: manager });
+    if ('rejection' in r) throw new Error(`installing ${file}: ${r.rejection.message}`);
+  }
+}

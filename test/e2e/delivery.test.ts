@@ -30,7 +30,7 @@ import { applyBundle, applyObject, loadBundle, notStoredAsApplied, readBack } fr
 import { eventually } from '../kube/wait';
 import type { K8sObject } from '../../lib/render';
 import { createApplicationNamespaces, installAntreaMemberDeployment } from './antrea-member';
-import { ANTREA_MEMBER_CRDS } from './crds';
+import { ANTREA_MEMBER_CRDS, ARGOCD_CRDS, installCrds } from './crds';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const CASE = 'dual-role';
@@ -38,8 +38,7 @@ const EXPECTED = path.join(ROOT, 'test', 'cases', CASE, 'expected');
 
 /** The CRDs Argo CD and Flux install in the management cluster. */
 const DELIVERY_CRDS = [
-  'argoproj.io_applications.yaml',
-  'argoproj.io_appprojects.yaml',
+  ...ARGOCD_CRDS,
   'source.toolkit.fluxcd.io_gitrepositories.yaml',
   'kustomize.toolkit.fluxcd.io_kustomizations.yaml',
 ];
@@ -104,14 +103,6 @@ function sourceDir(plan: Plan, app: App): string {
   const p = app.spec.source.path;
   if (!p.startsWith(prefix)) throw new Error(`${app.metadata.name}: source ${p} is outside ${prefix}`);
   return path.join(EXPECTED, p.slice(prefix.length));
-}
-
-async function installCrds(cluster: Cluster, files: readonly string[], manager: string): Promise<void> {
-  for (const file of files) {
-    const obj = readObject(path.join(ROOT, 'crds', file));
-    const r = await applyObject(cluster, { file, obj, wave: 0 }, { fieldManager: manager });
-    if ('rejection' in r) throw new Error(`installing ${file}: ${r.rejection.message}`);
-  }
 }
 
 /** What a sync left wrong: rejections, and objects not stored as sent. */

@@ -23,9 +23,13 @@
 //   ResourceTracking.SetAppInstance, annotation tracking), is applied as Argo CD syncs with
 //   ServerSideApply=true (test/kube/apply.ts), and the rendered Application's finalizer is then
 //   run as its controller's finalizeApplicationDeletion runs it (managed objects by Argo CD's
-//   GetAppName, its shouldBeDeleted terms, controller.FilterObjectsForDeletion, its kubectl delete
-//   with the finalizer's propagation policy), reconcile after reconcile. Ours: the copied
-//   shouldBeDeleted expression (unexported there) and the loop standing for the reconciles.
+//   GetAppName, filtered by the AppProject live in a management cluster with Argo CD's
+//   AppProject.IsLiveResourcePermitted, the rules of its shouldBeDeleted, controller.
+//   FilterObjectsForDeletion, its kubectl delete with the finalizer's propagation policy),
+//   reconcile after reconcile. Ours: keptOnCascade (those rules, unexported there) and the loop
+//   standing for the reconciles. The AppProject is the one rendered before east leaves and after;
+//   both orders are run: re-applied once east's Application is gone (east is left as before it
+//   joined), and re-applied first (east's namespaced objects and its policy stay behind).
 
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -40,18 +44,32 @@ import { dumpYaml, loadYaml } from '../../lib/yaml';
 import { fluxBuild } from '../helpers/flux-build';
 import { policiesModel } from '../helpers/models';
 import type { BundleObject, KubeObject } from '../kube/apply';
-import { applyBundle, loadBundle, readBack } from '../kube/apply';
+import { applyBundle, applyObject, loadBundle, readBack } from '../kube/apply';
 import type { Cluster } from '../kube/cluster';
-import { startClusters, stopAll } from '../kube/cluster';
+import { request, startClusters, stopAll } from '../kube/cluster';
 import { eventually } from '../kube/wait';
 import { ANTREA_INSTALL_MANAGER, installAntreaMember } from './antrea-member';
+import { ARGOCD_CRDS, installCrds } from './crds';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const MEMBER = 'east';
 
-/** The policies model (leader hub; east exports shop/cart, has two Tiers and a stretched policy), delivered by both tools. */
-function model(): ClusterSetProps {
+/**
+ * The policies model (leader hub; east exports shop/cart, has two Tiers and a stretched policy),
+ * delivered by both tools; with `without`, the model once that member has left it (the model of the
+ * pull request that removes it).
+ */
+function model(without?: string): ClusterSetProps {
   const m = policiesModel();
+  if (without !== undefined) {
+    m.members = m.members.filter((id) => id !== without);
+    m.clusters = m.clusters.filter((c) => c.id !== without);
+    m.services = m.services?.map((s) => ({
+      ...s,
+      exportedFrom: s.exportedFrom.filter((id) => id !== without),
+    }));
+    m.stretchedPolicies = m.stretchedPolicies?.filter((p) => !(p.members ?? []).includes(without));
+  }
   m.delivery = {
     repoURL: 'https://git.example.com/gitops.git',
     branch: 'main',
@@ -61,6 +79,15 @@ function model(): ClusterSetProps {
     flux: {},
   };
   return m as ClusterSetProps;
+}
+
+/** The AppProject as rendered (out/argocd/AppProject.<set>.yaml, lib/render/appproject.ts) for a model. */
+function renderedAppProject(m: ClusterSetProps): KubeObject {
+  const r = compile(m);
+  if (r.diagnostics.length > 0) throw new Error(r.diagnostics.map((d) => d.message).join('\n'));
+  const file = [...r.files.keys()].find((f) => /^argocd\/AppProject\.[^/]+\.yaml$/.test(f));
+  if (file === undefined) throw new Error('no AppProject rendered');
+  return loadYaml(r.files.get(file)!) as KubeObject;
 }
 
 interface Rendered {
@@ -143,7 +170,7 @@ it.before(async () => {
   argocdBin = goTool('argocd-gc');
   rendered = synth();
   bundle = loadBundle(path.join(rendered.dir, 'clusters', MEMBER));
-  clusters = await startClusters(['rm-flux', 'rm-argocd']);
+  clusters = await startClusters(['rm-flux', 'rm-argocd', 'rm-mgmt']);
 });
 
 it.after(async () => {
@@ -309,21 +336,51 @@ function runArgocdGc<T>(args: string[], input?: string): T {
 
 const refKey = (r: Ref): string => key({ kind: r.kind, metadata: r });
 
-it("GIVEN Argo CD (Argo CD v3.2.6's tracking and cascade deletion) WHEN east's Application is deleted THEN all but CRDs and Antrea's Deployment is gone", async () => {
+/** What the cascade deletion reports (test/argocd-gc delete). */
+interface CascadeReport {
+  managed: Ref[];
+  propagationPolicy: string;
+  batches: Ref[][];
+  unpermitted: Ref[];
+  kept: (Ref & { reason: string })[];
+  failedReconciles: string[];
+}
+
+const isCrd = (o: KubeObject): boolean => o.kind === 'CustomResourceDefinition';
+
+/** Applies the AppProject in the management cluster, as `kubectl apply -k out/argocd` does. */
+async function applyProject(project: KubeObject): Promise<void> {
+  const r = await applyObject(
+    clusters.get('rm-mgmt')!,
+    { file: 'AppProject.yaml', obj: project, wave: 0 },
+    { fieldManager: 'kubectl' },
+  );
+  if ('rejection' in r) throw new Error(`AppProject: ${r.rejection.message}`);
+}
+
+async function deleteProject(project: KubeObject): Promise<void> {
+  const res = await request(
+    clusters.get('rm-mgmt')!.admin,
+    'DELETE',
+    `/apis/argoproj.io/v1alpha1/namespaces/${project.metadata.namespace}/appprojects/${project.metadata.name}`,
+  );
+  assert.ok(res.status === 200 || res.status === 202, `delete AppProject: HTTP ${res.status} ${res.body}`);
+}
+
+let appFile: string;
+/** The AppProject as rendered before east leaves (it permits east) and after (it does not). */
+let projectBefore: KubeObject;
+let projectAfter: KubeObject;
+
+/** East's bundle as Argo CD syncs it: Argo CD's SetAppInstance on each object, then applied server-side. */
+async function syncEast(): Promise<void> {
   const cluster = clusters.get('rm-argocd')!;
-  const plan = compile(model()).plan!;
-  await installAntreaMember(cluster, plan, MEMBER);
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterset-removal-argocd-'));
-  const appFile = path.join(work, 'application.yaml');
-  fs.writeFileSync(appFile, dumpYaml(rendered.application));
-  // The bundle as Argo CD applies it: Argo CD's SetAppInstance on each object.
   const tracked = runArgocdGc<KubeObject[]>(
     ['track', '-application', appFile],
     JSON.stringify(bundle.map((b) => b.obj)),
   );
   assert.is(tracked.length, bundle.length);
-  const dir = path.join(work, 'bundle');
-  const isCrd = (o: KubeObject): boolean => o.kind === 'CustomResourceDefinition';
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterset-removal-argocd-bundle-'));
   bundle.forEach((b, i) => {
     const obj = tracked[i]!;
     assert.is(key(obj), key(b.obj));
@@ -341,14 +398,71 @@ it("GIVEN Argo CD (Argo CD v3.2.6's tracking and cascade deletion) WHEN east's A
   });
   const applied = await applyBundle(cluster, dir);
   assert.equal(applied.rejected, []);
+  assert.equal(await present(cluster, bundle), bundle.map((b) => key(b.obj)).sort(), 'east is delivered');
+}
 
-  const report = runArgocdGc<{ managed: Ref[]; propagationPolicy: string; batches: Ref[][] }>([
+/** East's Application is deleted: Argo CD's finalizer, reconcile after reconcile, with the live AppProject. */
+function cascadeEast(timeout = '2m'): CascadeReport {
+  const cluster = clusters.get('rm-argocd')!;
+  return runArgocdGc<CascadeReport>([
     'delete',
     '-kubeconfig',
     cluster.kubeconfigPath,
+    '-project-kubeconfig',
+    clusters.get('rm-mgmt')!.kubeconfigPath,
     '-application',
     appFile,
+    // Registered as the After merge block says: `argocd cluster add <east> --name east`.
+    '-cluster-name',
+    MEMBER,
+    '-timeout',
+    timeout,
   ]);
+}
+
+it('GIVEN the AppProject as rendered before and after east leaves THEN only the one before permits east: its destination goes, and the kinds no other bundle holds', async () => {
+  const mgmt = clusters.get('rm-mgmt')!;
+  await installCrds(mgmt, ARGOCD_CRDS, 'argocd-install');
+  const ns = {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: rendered.application.metadata.namespace },
+  };
+  const created = await applyObject(
+    mgmt,
+    { file: 'Namespace.yaml', obj: ns, wave: 0 },
+    { fieldManager: 'argocd-install' },
+  );
+  assert.ok('result' in created);
+  projectBefore = renderedAppProject(model());
+  projectAfter = renderedAppProject(model(MEMBER));
+  const server = (rendered.application as unknown as { spec: { destination: { server: string } } }).spec
+    .destination.server;
+  const servers = (p: KubeObject): string[] =>
+    (p as unknown as { spec: { destinations: { server?: string }[] } }).spec.destinations.map(
+      (d) => d.server ?? '',
+    );
+  assert.ok(servers(projectBefore).includes(server));
+  assert.not.ok(servers(projectAfter).includes(server));
+  const kinds = (p: KubeObject): string[] =>
+    (p as unknown as { spec: { clusterResourceWhitelist: { kind: string }[] } }).spec.clusterResourceWhitelist
+      .map((k) => k.kind)
+      .sort();
+  // The stretched policy is east's alone, so its kind leaves the whitelist with east.
+  assert.ok(kinds(projectBefore).includes('ClusterNetworkPolicy'));
+  assert.not.ok(kinds(projectAfter).includes('ClusterNetworkPolicy'));
+
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterset-removal-argocd-'));
+  appFile = path.join(work, 'application.yaml');
+  fs.writeFileSync(appFile, dumpYaml(rendered.application));
+  await installAntreaMember(clusters.get('rm-argocd')!, compile(model()).plan!, MEMBER);
+});
+
+it("GIVEN Argo CD (v3.2.6's tracking, cascade deletion and AppProject permissions) WHEN east's Application is deleted and only once it is gone the AppProject is re-applied THEN all but CRDs and Antrea's Deployment is gone", async () => {
+  const cluster = clusters.get('rm-argocd')!;
+  await applyProject(projectBefore);
+  await syncEast();
+  const report = cascadeEast();
   assert.equal(
     report.managed.map(refKey).sort(),
     bundle
@@ -358,11 +472,62 @@ it("GIVEN Argo CD (Argo CD v3.2.6's tracking and cascade deletion) WHEN east's A
     "Argo CD manages exactly the bundle's tracked objects (not its CRD, not Antrea's own objects)",
   );
   assert.is(report.propagationPolicy, 'Background', 'the background finalizer');
+  assert.equal(report.unpermitted, [], 'the project still permits everything east holds');
+  assert.equal(
+    report.kept.map((k) => `${refKey(k)}: ${k.reason}`),
+    [`Deployment kube-system/${MEMBER_CONTROLLER_DEPLOYMENT}: argocd.argoproj.io/sync-options: Delete=false`],
+  );
   assert.ok(report.batches.length > 1, 'deleted batch by batch');
   assert.equal(report.batches.flat().map(refKey).sort(), EXPECTED_GONE);
+  // East's Application is gone: now the AppProject may narrow.
+  await applyProject(projectAfter);
   const kept = await present(cluster, bundle);
   assert.equal(kept, EXPECTED_KEPT);
   remaining.set('argocd', kept);
+});
+
+/** East's objects that the narrowed project no longer permits: every namespaced one (its destination is gone) and the stretched policy (its kind is gone). */
+const LEFT_BEHIND = [
+  'ClusterNetworkPolicy cart-stretched',
+  'ClusterSet kube-system/test-set',
+  'ServiceExport shop/cart',
+];
+
+it("fails to remove east when the AppProject is re-applied first (before east's Application is deleted): Argo CD deletes only what the narrowed project permits and drops the finalizer, leaving east's namespaced objects and its policy", async () => {
+  const cluster = clusters.get('rm-argocd')!;
+  await applyProject(projectBefore);
+  await syncEast();
+  await applyProject(projectAfter);
+  const report = cascadeEast();
+  // Antrea's Deployment is namespaced too, so unpermitted as well; it stays either way (Delete=false).
+  assert.equal(
+    report.unpermitted.map(refKey).sort(),
+    [...LEFT_BEHIND, `Deployment kube-system/${MEMBER_CONTROLLER_DEPLOYMENT}`].sort(),
+  );
+  assert.equal(
+    report.batches.flat().map(refKey).sort(),
+    EXPECTED_GONE.filter((k) => !LEFT_BEHIND.includes(k)),
+  );
+  assert.equal(await present(cluster, bundle), [...EXPECTED_KEPT, ...LEFT_BEHIND].sort(), 'left behind');
+});
+
+it('fails to remove anything while the AppProject is missing (pruned, say): every reconcile fails and the Application keeps its finalizer; once the project that permits east is back, the leftovers go', async () => {
+  const cluster = clusters.get('rm-argocd')!;
+  await deleteProject(projectAfter);
+  let error = '';
+  try {
+    cascadeEast('3s');
+  } catch (e) {
+    error = String((e as { stderr?: string }).stderr ?? e);
+  }
+  assert.match(error, /did not finish in 3s; last reconcile: AppProject argocd\/test-set: .*not found/);
+  assert.equal(await present(cluster, bundle), [...EXPECTED_KEPT, ...LEFT_BEHIND].sort(), 'nothing deleted');
+  // The leftovers still carry east's tracking: the project that permits east collects them.
+  await applyProject(projectBefore);
+  const report = cascadeEast();
+  assert.equal(report.unpermitted, []);
+  assert.equal(report.batches.flat().map(refKey).sort(), LEFT_BEHIND);
+  assert.equal(await present(cluster, bundle), EXPECTED_KEPT);
 });
 
 it("THEN both removals leave the member identical, and Antrea's Deployment and CRDs as Antrea installed them", async () => {
