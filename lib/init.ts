@@ -31,6 +31,11 @@ const TYPESCRIPT_RANGE = '^5.9.3';
 
 /** The CI workflow path (GitHub Actions). */
 export const WORKFLOW_FILE = '.github/workflows/clusterset.yml';
+/**
+ * The actionlint the scaffold's workflow lints its workflows with (`go run …@version`), the one
+ * clusterset's own test command builds (test/actionlint/go.mod; test/workflows checks they agree).
+ */
+export const ACTIONLINT_VERSION = 'v1.7.12';
 
 function json(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
@@ -275,6 +280,12 @@ jobs:
         run: npm run typecheck
       - name: out/ is up to date
         run: npx clusterset synth ${MODEL_FILE} --check --format github
+      - uses: actions/setup-go@v5
+        with:
+          go-version: stable
+          cache: false
+      - name: The workflows lint clean
+        run: go run github.com/rhysd/actionlint/cmd/actionlint@${ACTIONLINT_VERSION}
 `;
 }
 

@@ -13,7 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { WORKFLOW_FILE } from '../../lib/init';
+import { ACTIONLINT_VERSION, WORKFLOW_FILE } from '../../lib/init';
 import { DEFAULT_RECONCILER_IMAGE } from '../../lib/names';
 import { loadYaml } from '../../lib/yaml';
 
@@ -150,6 +150,28 @@ test('GIVEN a repository scaffolded by clusterset init WHEN actionlint runs over
   const r = actionlint(dir, files);
   assert.is(r.findings.length, 0, explain(r.findings));
   assert.is(r.status, 0);
+});
+
+test('GIVEN the scaffold init writes THEN its workflow lints its workflows with the actionlint this repository pins', () => {
+  const mod = fs.readFileSync(path.join(root, 'test', 'actionlint', 'go.mod'), 'utf8');
+  const pinned = /^\s*github\.com\/rhysd\/actionlint (v\S+)/m.exec(mod)?.[1];
+  assert.ok(pinned, 'test/actionlint/go.mod requires rhysd/actionlint');
+  assert.is(ACTIONLINT_VERSION, pinned, 'lib/init.ts ACTIONLINT_VERSION is the pinned actionlint');
+  const dir = gitRepo('cs-wf-step-');
+  const init = spawnSync(
+    path.join(root, 'bin', 'clusterset'),
+    ['init', dir, '--set-id', 'fleet', '--from', `file:${root}`],
+    { cwd: dir, encoding: 'utf8' },
+  );
+  assert.is(init.status, 0, init.stderr);
+  const wf = loadYaml(fs.readFileSync(path.join(dir, WORKFLOW_FILE), 'utf8')) as {
+    jobs: Record<string, { steps: { run?: string; if?: string }[] }>;
+  };
+  const lint = Object.values(wf.jobs)
+    .flatMap((j) => j.steps)
+    .filter((s) => s.run === `go run github.com/rhysd/actionlint/cmd/actionlint@${pinned}`);
+  assert.is(lint.length, 1, 'one step runs the pinned actionlint');
+  assert.is(lint[0]!.if, undefined, 'on pushes and pull requests alike');
 });
 
 test('fails: GIVEN a workflow with an unquoted variable in a run: script and a misspelt context WHEN actionlint runs THEN it reports both', () => {
