@@ -377,7 +377,7 @@ export function afterMerge(
     const ns = cascading[0]!.namespace ?? 'argocd';
     const names = cascading.map((a) => `application/${a.name}`).join(' ');
     steps.push(
-      `re-apply the AppProject in the management cluster only once ${joinAnd(cascading.map((a) => a.name))} ${cascading.length > 1 ? 'are' : 'is'} gone (\`kubectl -n ${ns} wait --for=delete ${names} --timeout=15m\`): ${apply}. Not before: Argo CD's cascade deletion deletes only what the live project permits, and the new one no longer lists the departing destination${cascading.length > 1 ? 's' : ''}, so ${cascading.length > 1 ? 'their' : 'its'} namespaced objects would stay behind${o.joined.length > 0 ? `; until then Argo CD refuses the Application${o.joined.length > 1 ? 's' : ''} of ${joinAnd(o.joined)}, and syncs ${o.joined.length > 1 ? 'them' : 'it'} once the project permits ${o.joined.length > 1 ? 'them' : 'it'}` : ''}`,
+      `re-apply the AppProject in the management cluster only once ${joinAnd(cascading.map((a) => a.name))} ${cascading.length > 1 ? 'are' : 'is'} gone (\`kubectl -n ${ns} wait --for=delete ${names} --timeout=15m\`): ${apply}. Not before: Argo CD's cascade deletion deletes only what the live project permits, and the new one no longer lists the departing destination${cascading.length > 1 ? 's' : ''}, so ${cascading.length > 1 ? 'their' : 'its'} namespaced objects and those of kinds no other cluster uses would stay behind${o.joined.length > 0 ? `; until then Argo CD refuses the Application${o.joined.length > 1 ? 's' : ''} of ${joinAnd(o.joined)}, and syncs ${o.joined.length > 1 ? 'them' : 'it'} once the project permits ${o.joined.length > 1 ? 'them' : 'it'}` : ''}`,
     );
   }
 

@@ -358,7 +358,7 @@ test("GIVEN Argo CD with prune on WHEN a member leaves THEN the AppProject is re
   );
   assert.is(
     steps[i],
-    "re-apply the AppProject in the management cluster only once test-set-north is gone (`kubectl -n argocd wait --for=delete application/test-set-north --timeout=15m`): `kubectl apply -k out/argocd`. Not before: Argo CD's cascade deletion deletes only what the live project permits, and the new one no longer lists the departing destination, so its namespaced objects would stay behind",
+    "re-apply the AppProject in the management cluster only once test-set-north is gone (`kubectl -n argocd wait --for=delete application/test-set-north --timeout=15m`): `kubectl apply -k out/argocd`. Not before: Argo CD's cascade deletion deletes only what the live project permits, and the new one no longer lists the departing destination, so its namespaced objects and those of kinds no other cluster uses would stay behind",
   );
 });
 
