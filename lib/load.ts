@@ -4,12 +4,14 @@
  * files hold it as data. TypeScript models load because the CLI runs under tsx.
  *
  * A model is user code and user data, so loading guards against what they can do wrong: a thrown
- * value that is not an Error, a call to process.exit, a promised model, YAML aliases that expand
- * without bound or refer to themselves. Each becomes an Error whose message says what happened.
+ * value that is not an Error, a call to process.exit, a promised model that never settles (refused
+ * at once when nothing could settle it, else after CLUSTERSET_MODEL_TIMEOUT), YAML aliases that
+ * expand without bound or refer to themselves. Each becomes an Error whose message says what happened.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { inspect } from 'node:util';
+import { GO_DURATION, durationNanos } from './duration';
 import { loadYaml } from './yaml';
 
 /**
@@ -107,14 +109,66 @@ function exported(file: string, abs: string): unknown {
   return typeof value === 'function' ? (value as () => unknown)() : value;
 }
 
-/** The model in `file`, awaited when the module exports it as a Promise or an async function. */
-export async function loadModelFile(file: string): Promise<unknown> {
+/** How long a promised model may take to settle by default: 60 s. */
+export const DEFAULT_MODEL_TIMEOUT = '60s';
+
+/** The environment variable that sets that bound, as a Go duration (`90s`, `5m`). */
+export const MODEL_TIMEOUT_ENV = 'CLUSTERSET_MODEL_TIMEOUT';
+
+/** The bound in milliseconds, from `CLUSTERSET_MODEL_TIMEOUT` or the default; throws on a bad value. */
+export function modelTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[MODEL_TIMEOUT_ENV] || DEFAULT_MODEL_TIMEOUT;
+  const ns = GO_DURATION.test(raw) ? durationNanos(raw) : undefined;
+  if (ns === undefined || ns < 1_000_000n)
+    throw new Error(
+      `${MODEL_TIMEOUT_ENV}=${JSON.stringify(raw)} is not a duration of at least 1ms; set it like ${MODEL_TIMEOUT_ENV}=90s`,
+    );
+  return Number(ns / 1_000_000n);
+}
+
+/**
+ * `value` once it settles, or an error saying why it will not: at once when the event loop has
+ * nothing left that could settle it (Node would otherwise exit 0, silently, with the promise
+ * pending), or after `timeoutMs` while something (a timer, a socket) keeps it waiting.
+ */
+/** A promised model that did not settle: what it left running may keep the process alive. */
+export class ModelSettleError extends Error {}
+
+async function settled(value: unknown, file: string, timeoutMs: number): Promise<unknown> {
+  if (!(value instanceof Promise)) return value;
+  let timer: NodeJS.Timeout | undefined;
+  let onIdle: (() => void) | undefined;
+  const never = new Promise<never>((_, reject) => {
+    const fail = (why: string): void =>
+      reject(
+        new ModelSettleError(
+          `the model's promise ${why}; make ${file} export a value, or a promise that resolves (${MODEL_TIMEOUT_ENV} sets the bound)`,
+        ),
+      );
+    // Unreferenced: it keeps nothing alive, so an idle loop still reaches beforeExit.
+    timer = setTimeout(() => fail(`did not settle within ${timeoutMs} ms`), timeoutMs).unref();
+    onIdle = () => fail('can never settle: nothing is left pending that could resolve it');
+    process.once('beforeExit', onIdle);
+  });
+  try {
+    return await Promise.race([value, never]);
+  } finally {
+    clearTimeout(timer);
+    if (onIdle) process.off('beforeExit', onIdle);
+  }
+}
+
+/**
+ * The model in `file`, awaited when the module exports it as a Promise or an async function, within
+ * `timeoutMs` (modelTimeoutMs: CLUSTERSET_MODEL_TIMEOUT, 60 s by default).
+ */
+export async function loadModelFile(file: string, timeoutMs = modelTimeoutMs()): Promise<unknown> {
   const abs = path.resolve(file);
   if (!fs.existsSync(abs)) throw new Error(`model file ${file} does not exist`);
   const ext = path.extname(abs);
   if (ext === '.json' || ext === '.yaml' || ext === '.yml') return readData(abs, ext);
   try {
-    return await withoutExit(() => exported(file, abs));
+    return await withoutExit(() => settled(exported(file, abs), file, timeoutMs));
   } catch (e) {
     throw new Error(describeThrown(e), { cause: e });
   }

@@ -12,7 +12,7 @@ import type * as Compile from '../compile';
 import type * as Check from '../check';
 import type { Diagnostic } from '../diagnostics';
 import { formatDiagnostic } from '../diagnostics';
-import { loadModelFile } from '../load';
+import { loadModelFile, ModelSettleError } from '../load';
 import type { ClusterSetProps } from '../model';
 import type { Plan } from '../plan';
 import { plan as makePlan } from '../plan';
@@ -48,6 +48,10 @@ export async function loadReported(file: string, o: ModelOptions): Promise<{ inp
       if (o.format === 'github') process.stdout.write(`${annotation(file, 'model-load', message)}\n`);
     }
     process.exitCode = EXIT_MODEL;
+    // A model that never settled may have left timers or sockets running that would keep the
+    // process alive forever: end it now that the report is written (stdout and stderr are
+    // synchronous on files and pipes).
+    if ((e as Error).cause instanceof ModelSettleError) process.exit(EXIT_MODEL);
     return undefined;
   }
 }

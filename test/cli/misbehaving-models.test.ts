@@ -62,6 +62,54 @@ test('GIVEN a .ts model exported as a Promise that rejects WHEN synth runs THEN 
   assert.match(r.stderr, /cannot load .*rejects\.ts: vault is sealed/);
 });
 
+for (const [what, args] of [
+  ['synth --check', ['synth', '--check']],
+  ['validate', ['validate']],
+  ['diff --exit-code', ['diff', '--exit-code']],
+] as const) {
+  test(`fails: GIVEN a .ts model whose promise never settles and nothing pending WHEN ${what} runs THEN it is refused at once (exit 2), not a silent exit 0`, () => {
+    const p = path.join(work, 'never.ts');
+    fs.writeFileSync(p, 'export default new Promise(() => {});\n');
+    const t0 = Date.now();
+    const r = spawnSync(process.execPath, [bin, args[0], p, ...args.slice(1)], {
+      cwd: work,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    assert.is(r.status, 2, `${r.stdout}${r.stderr}`);
+    assert.match(r.stderr, /cannot load .*never\.ts: the model's promise can never settle/);
+    assert.match(r.stderr, /CLUSTERSET_MODEL_TIMEOUT/);
+    assert.ok(Date.now() - t0 < 60_000, 'not after the 60 s bound: at once');
+  });
+}
+
+test('fails: GIVEN a .ts model whose promise waits on a timer forever WHEN synth runs with CLUSTERSET_MODEL_TIMEOUT=1s THEN it is refused after the bound (exit 2)', () => {
+  const p = path.join(work, 'waits.ts');
+  fs.writeFileSync(p, 'setInterval(() => {}, 1000);\nexport default new Promise(() => {});\n');
+  const out = path.join(work, 'out-waits');
+  const r = spawnSync(process.execPath, [bin, 'synth', p, '--out', out], {
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: { ...process.env, CLUSTERSET_MODEL_TIMEOUT: '1s' },
+  });
+  assert.is(r.status, 2, r.stderr);
+  assert.match(r.stderr, /the model's promise did not settle within 1000 ms/);
+  assert.not.ok(fs.existsSync(out), 'nothing written');
+});
+
+test('fails: GIVEN CLUSTERSET_MODEL_TIMEOUT=soon WHEN synth runs THEN the setting is named with a fix (exit 2)', () => {
+  const r = spawnSync(
+    process.execPath,
+    [bin, 'synth', path.join(work, 'waits.ts'), '--out', path.join(work, 'o')],
+    {
+      encoding: 'utf8',
+      env: { ...process.env, CLUSTERSET_MODEL_TIMEOUT: 'soon' },
+    },
+  );
+  assert.is(r.status, 2, r.stderr);
+  assert.match(r.stderr, /CLUSTERSET_MODEL_TIMEOUT="soon" is not a duration .*CLUSTERSET_MODEL_TIMEOUT=90s/);
+});
+
 test('GIVEN a .ts model that calls process.exit(0) WHEN synth runs THEN it is reported (exit 2), not a silent success', () => {
   const r = synth('exits.ts', `process.exit(0);\nexport default ${MODEL};\n`);
   assert.is(r.status, 2, r.stderr);
