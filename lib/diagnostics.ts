@@ -26,6 +26,36 @@ function cut(s: string, max: number): string {
   return s.length <= max ? s : `${s.slice(0, max - 40)}... (${s.length} characters in all)`;
 }
 
+/** How many diagnostics of one rule a report shows; the rest are counted. */
+export const MAX_PER_RULE = 20;
+
+/** What a report shows: at most `perRule` diagnostics of each rule, in order, and the count of the rest. */
+export interface Bounded {
+  readonly shown: readonly Diagnostic[];
+  /** Per rule with more than `perRule`, how many are not shown, by rule ID. */
+  readonly omitted: readonly { readonly rule: string; readonly count: number }[];
+}
+
+export function bounded(ds: readonly Diagnostic[], perRule = MAX_PER_RULE): Bounded {
+  const seen = new Map<string, number>();
+  const shown: Diagnostic[] = [];
+  for (const d of ds) {
+    const n = (seen.get(d.rule) ?? 0) + 1;
+    seen.set(d.rule, n);
+    if (n <= perRule) shown.push(d);
+  }
+  const omitted = [...seen]
+    .filter(([, n]) => n > perRule)
+    .map(([rule, n]) => ({ rule, count: n - perRule }))
+    .sort((a, b) => cmp(a.rule, b.rule));
+  return { shown, omitted };
+}
+
+/** The line that stands for a rule's diagnostics left out: `... and 99,980 more [rule]`. */
+export function formatOmitted(o: { readonly rule: string; readonly count: number }): string {
+  return `... and ${o.count.toLocaleString('en-US')} more of the same rule, not shown [${o.rule}]`;
+}
+
 /** Sorts diagnostics by path, then rule, then message, so reports are stable. */
 export function sortDiagnostics(ds: readonly Diagnostic[]): Diagnostic[] {
   return [...ds].sort((a, b) => cmp(a.path, b.path) || cmp(a.rule, b.rule) || cmp(a.message, b.message));
@@ -38,9 +68,10 @@ export function cmp(a: string, b: string): number {
 /** Thrown by the pipeline when the model or the rendered output is invalid. */
 export class DiagnosticsError extends Error {
   constructor(readonly diagnostics: readonly Diagnostic[]) {
+    const b = bounded(diagnostics);
     super(
       `${count(diagnostics.length, 'problem')}:\n` +
-        diagnostics.map((d) => `  ${formatDiagnostic(d)}`).join('\n'),
+        [...b.shown.map(formatDiagnostic), ...b.omitted.map(formatOmitted)].map((l) => `  ${l}`).join('\n'),
     );
     this.name = 'DiagnosticsError';
   }

@@ -3,15 +3,16 @@
  * same way: `clusterset: cannot load …`, or every diagnostic at once with what the command did not
  * do because of them; exit 2 either way (EXIT_MODEL).
  *
- * Formats: `text` (stderr), `json` (one object on stdout: `{ok, diagnostics: [{rule, path, message,
- * fix}]}`), `github` (the text on stderr, plus one `::error` workflow command per diagnostic on
- * stdout, which GitHub Actions shows as annotations on the model file).
+ * Formats: `text` (stderr), `json` (one object on stdout: `{ok, total, diagnostics: [{rule, path,
+ * message, fix}], omitted: [{rule, count}]}`), `github` (the text on stderr, plus one `::error`
+ * workflow command per diagnostic on stdout, which GitHub Actions shows as annotations on the
+ * model file). Each shows at most MAX_PER_RULE diagnostics of a rule, and counts the rest.
  */
 import type { CompileResult } from '../compile';
 import type * as Compile from '../compile';
 import type * as Check from '../check';
 import type { Diagnostic } from '../diagnostics';
-import { formatDiagnostic } from '../diagnostics';
+import { bounded, formatDiagnostic, formatOmitted } from '../diagnostics';
 import { loadModelFile, ModelSettleError } from '../load';
 import type { ClusterSetProps } from '../model';
 import type { Plan } from '../plan';
@@ -65,23 +66,28 @@ export function annotation(file: string, rule: string, text: string): string {
   return `::error file=${escapeProperty(file)},title=${escapeProperty(rule)}::${escapeData(text)}`;
 }
 
-/** Reports the model's diagnostics in the chosen format; exit status EXIT_MODEL. */
+/**
+ * Reports the model's diagnostics in the chosen format; exit status EXIT_MODEL. Every format shows
+ * at most MAX_PER_RULE of each rule and counts the rest (json: `total` and `omitted`), so a model
+ * with 100,000 mistakes of one kind gets a readable report, not megabytes.
+ */
 export function reportProblems(file: string, ds: readonly Diagnostic[], o: ModelOptions): void {
   process.exitCode = EXIT_MODEL;
+  const { shown, omitted } = bounded(ds);
   if (o.format === 'json') {
-    process.stdout.write(`${JSON.stringify({ ok: false, diagnostics: ds })}\n`);
+    process.stdout.write(`${JSON.stringify({ ok: false, total: ds.length, diagnostics: shown, omitted })}\n`);
     return;
   }
   // Colour on a terminal only (colour.ts): the headline red, each rule ID dim.
   const paint = paintFor(process.stderr);
   const headline = paint.red(paint.bold(`${count(ds.length, 'problem')} in ${file}`));
   process.stderr.write(`clusterset: ${headline}; ${o.consequence}:\n`);
-  for (const d of ds)
-    process.stderr.write(
-      `  ${formatDiagnostic(d).replace(/ (\[[^\]]+\])$/, (_, r: string) => ` ${paint.dim(r)}`)}\n`,
-    );
+  const lines = [...shown.map(formatDiagnostic), ...omitted.map(formatOmitted)];
+  for (const l of lines)
+    process.stderr.write(`  ${l.replace(/ (\[[^\]]+\])$/, (_, r: string) => ` ${paint.dim(r)}`)}\n`);
   if (o.format === 'github') {
-    for (const d of ds) process.stdout.write(`${annotation(file, d.rule, formatDiagnostic(d))}\n`);
+    for (const d of shown) process.stdout.write(`${annotation(file, d.rule, formatDiagnostic(d))}\n`);
+    for (const x of omitted) process.stdout.write(`${annotation(file, x.rule, formatOmitted(x))}\n`);
   }
 }
 

@@ -176,4 +176,55 @@ test('GIVEN an unknown key of 5 MB WHEN synth runs THEN its path is cut, and so 
 
 test.after(() => fs.rmSync(work, { recursive: true, force: true }));
 
+test('GIVEN a model with 100,000 undeclared member IDs WHEN validate runs in each format THEN each shows at most 20 of the rule and counts the rest', () => {
+  const model = minimalModel();
+  model.members = [...model.members, ...Array.from({ length: 100_000 }, (_, i) => `ghost-${i}`)];
+  const p = path.join(work, 'many.json');
+  fs.writeFileSync(p, JSON.stringify(model));
+  const run = (format: string) =>
+    spawnSync(process.execPath, [bin, 'validate', p, '--format', format], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+
+  const text = run('text');
+  assert.is(text.status, 2, text.stderr);
+  assert.match(text.stderr, /100000 problems in /);
+  assert.is((text.stderr.match(/\[member-unknown\]$/gm) ?? []).length, 21, '20 shown and the count line');
+  assert.match(text.stderr, /\.\.\. and 99,980 more of the same rule, not shown \[member-unknown\]/);
+  assert.ok(text.stderr.length < 10_000, `${text.stderr.length} bytes on stderr`);
+
+  const json = run('json');
+  assert.is(json.status, 2, json.stderr);
+  const r = JSON.parse(json.stdout) as {
+    ok: boolean;
+    total: number;
+    diagnostics: { rule: string }[];
+    omitted: unknown;
+  };
+  assert.is(r.ok, false);
+  assert.is(r.total, 100_000);
+  assert.is(r.diagnostics.length, 20);
+  assert.ok(r.diagnostics.every((d) => d.rule === 'member-unknown'));
+  assert.equal(r.omitted, [{ rule: 'member-unknown', count: 99_980 }]);
+
+  const github = run('github');
+  assert.is(github.status, 2, github.stderr);
+  const annotations = github.stdout.split('\n').filter((l) => l.startsWith('::error '));
+  assert.is(annotations.length, 21);
+  assert.match(annotations[20]!, /title=member-unknown::\.\.\. and 99,980 more/);
+});
+
+test('GIVEN a model with 3 mistakes of one rule WHEN validate runs THEN all 3 are shown and nothing is counted as omitted', () => {
+  const model = minimalModel();
+  model.members = [...model.members, 'ghost-a', 'ghost-b', 'ghost-c'];
+  const p = path.join(work, 'few.json');
+  fs.writeFileSync(p, JSON.stringify(model));
+  const r = spawnSync(process.execPath, [bin, 'validate', p, '--format', 'json'], { encoding: 'utf8' });
+  const out = JSON.parse(r.stdout) as { total: number; diagnostics: unknown[]; omitted: unknown[] };
+  assert.is(out.total, 3);
+  assert.is(out.diagnostics.length, 3);
+  assert.equal(out.omitted, []);
+});
+
 test.run();
