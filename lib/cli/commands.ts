@@ -11,7 +11,15 @@ import { explainCommand } from './explain';
 import { initCommand } from './init';
 import { reconcileCommand } from './reconcile';
 import { tokenCommand } from './token';
-import { REPORT_FORMATS, compileModelFile, loadReported, reportProblems, type ReportFormat } from './model';
+import {
+  REPORT_FORMATS,
+  annotation,
+  compileModelFile,
+  loadReported,
+  reportProblems,
+  type ReportFormat,
+} from './model';
+import * as fs from 'node:fs';
 import type * as Synth from '../synth';
 import { planWrite } from './write';
 import { count } from '../plural';
@@ -27,6 +35,63 @@ function progress(enabled: boolean): (stage: string) => void {
   return (stage) => {
     if (enabled) process.stderr.write(`  ${((performance.now() - t0) / 1000).toFixed(2)}s ${stage}…\n`);
   };
+}
+
+/** At most this many GitHub annotations for the files of a stale out/; the rest are counted. */
+const MAX_FILE_ANNOTATIONS = 20;
+
+/**
+ * `synth --check`: out/ against what the model renders, in the chosen format; exit 1 when it is
+ * stale or holds what an interrupted synth left. Files are `added` (rendered, not in out/),
+ * `changed` or `removed` (in out/, no longer rendered).
+ */
+function reportCheck(shown: string, outDir: string, r: CompileResult, format: ReportFormat): void {
+  const p = planWrite(outDir, r.files);
+  const added = p.write.filter((f) => !fs.existsSync(path.join(outDir, f)));
+  const changed = p.write.filter((f) => fs.existsSync(path.join(outDir, f)));
+  const removed = p.prune;
+  const stale = added.length + changed.length + removed.length > 0;
+  const ok = p.strays.length === 0 && !stale;
+  if (!ok) process.exitCode = 1;
+  if (format === 'json') {
+    const files = { added, changed, removed, unchanged: p.unchanged.length };
+    process.stdout.write(`${JSON.stringify({ ok, diagnostics: [], interrupted: p.strays, files })}\n`);
+    return;
+  }
+  const notes: { file: string; text: string }[] = [];
+  if (p.strays.length > 0) {
+    const text =
+      `${shown}/ holds what an interrupted synth left (${p.strays.join(', ')}): ` +
+      'run `npm run synth` to complete or drop it, and commit the result.';
+    process.stderr.write(`clusterset: ${text}\n`);
+    notes.push({ file: shown, text });
+  } else if (stale) {
+    process.stderr.write(`clusterset: ${shown}/ is stale: run \`npm run synth\` and commit the result.\n`);
+    process.stderr.write(staleSummary(outDir, r.files));
+    const lists: [string, readonly string[], string][] = [
+      ['added:  ', added, 'the model renders this file; out/ does not have it'],
+      ['changed:', changed, 'the model renders this file differently'],
+      ['removed:', removed, 'the model no longer renders this file'],
+    ];
+    for (const [label, files, why] of lists)
+      for (const f of files) {
+        process.stderr.write(`  ${label} ${f}\n`);
+        notes.push({
+          file: path.join(shown, f),
+          text: `${why}: run \`npm run synth\` and commit the result`,
+        });
+      }
+  } else {
+    process.stdout.write(`${shown}/ is up to date (${summary(r)}, ${count(p.unchanged.length, 'file')}).\n`);
+  }
+  if (format === 'github') {
+    for (const n of notes.slice(0, MAX_FILE_ANNOTATIONS))
+      process.stdout.write(`${annotation(n.file, 'out-stale', n.text)}\n`);
+    if (notes.length > MAX_FILE_ANNOTATIONS)
+      process.stdout.write(
+        `${annotation(shown, 'out-stale', `... and ${count(notes.length - MAX_FILE_ANNOTATIONS, 'more file')} not up to date`)}\n`,
+      );
+  }
 }
 
 function summary(r: CompileResult): string {
@@ -70,28 +135,7 @@ export function withCommands(y: Argv<{ progress: boolean }>) {
         if (a.check) {
           const r = await compileModelFile(a.model, modelOptions);
           if (!r) return;
-          const p = planWrite(outDir, r.files);
-          if (p.strays.length > 0) {
-            process.stderr.write(
-              `clusterset: ${a.out}/ holds what an interrupted synth left (${p.strays.join(', ')}): ` +
-                'run `npm run synth` to complete or drop it, and commit the result.\n',
-            );
-            process.exitCode = 1;
-            return;
-          }
-          if (p.write.length + p.prune.length > 0) {
-            process.stderr.write(
-              `clusterset: ${a.out}/ is stale: run \`npm run synth\` and commit the result.\n`,
-            );
-            process.stderr.write(staleSummary(outDir, r.files));
-            for (const f of p.write) process.stderr.write(`  changed: ${f}\n`);
-            for (const f of p.prune) process.stderr.write(`  stale:   ${f}\n`);
-            process.exitCode = 1;
-            return;
-          }
-          process.stdout.write(
-            `${a.out}/ is up to date (${summary(r)}, ${count(p.unchanged.length, 'file')}).\n`,
-          );
+          reportCheck(a.out, outDir, r, format);
           return;
         }
         const loaded = await loadReported(a.model, modelOptions);

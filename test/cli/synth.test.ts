@@ -107,7 +107,71 @@ test('fails GIVEN --check WHEN out/ is stale, naming the stale file, and writes 
   assert.is(fs.readFileSync(file, 'utf8'), edited);
 });
 
-test('GIVEN a model that drops a member WHEN synth runs THEN its files are pruned', () => {
+test('fails GIVEN --check WHEN out/ has a changed, a missing file and files of a dropped member THEN each format says which (added, changed, removed), and nothing is written', () => {
+  const hub = path.join(dir, 'out', 'clusters', 'hub', 'antrea-multicluster');
+  assert.is(run(['synth'], dir).status, 0);
+  const changedRel = 'clusters/east/kube-system/ClusterSet.prod-set.yaml';
+  const missing = fs.readdirSync(hub).find((f) => f.startsWith('ServiceAccount.'))!;
+  const missingRel = `clusters/hub/antrea-multicluster/${missing}`;
+  // The model without edge: its files are in out/ (and its index) but no longer rendered.
+  writeModelWithoutEdge('no-edge.ts');
+  const edgeFiles = fs.readdirSync(path.join(dir, 'out', 'clusters', 'edge'), {
+    recursive: true,
+    withFileTypes: true,
+  });
+  const extraRel = path
+    .relative(
+      path.join(dir, 'out'),
+      path.join(edgeFiles.find((e) => e.isFile())!.parentPath, edgeFiles.find((e) => e.isFile())!.name),
+    )
+    .split(path.sep)
+    .join('/');
+  fs.appendFileSync(path.join(dir, 'out', changedRel), '# edited by hand\n');
+  fs.rmSync(path.join(dir, 'out', missingRel));
+  const before = snapshot(path.join(dir, 'out'));
+
+  const text = run(['synth', 'no-edge.ts', '--check'], dir);
+  assert.is(text.status, 1);
+  assert.match(text.stderr, new RegExp(`  added: +${missingRel.replace(/\./g, '\\.')}\n`));
+  assert.match(text.stderr, new RegExp(`  changed: ${changedRel.replace(/\./g, '\\.')}\n`));
+  assert.match(text.stderr, new RegExp(`  removed: ${extraRel.replace(/\./g, '\\.')}\n`));
+  assert.is(text.stdout, '');
+
+  const json = run(['synth', 'no-edge.ts', '--check', '--format', 'json'], dir);
+  assert.is(json.status, 1);
+  const j = JSON.parse(json.stdout) as {
+    ok: boolean;
+    files: { added: string[]; changed: string[]; removed: string[]; unchanged: number };
+  };
+  assert.is(j.ok, false);
+  assert.equal(j.files.added, [missingRel]);
+  assert.ok(j.files.changed.includes(changedRel), `${changedRel} among ${j.files.changed.join(', ')}`);
+  assert.ok(j.files.removed.includes(extraRel), `${extraRel} among ${j.files.removed.join(', ')}`);
+  assert.ok(j.files.removed.every((f) => !j.files.changed.includes(f)));
+  assert.ok(j.files.unchanged > 0);
+
+  const github = run(['synth', 'no-edge.ts', '--check', '--format', 'github'], dir);
+  assert.is(github.status, 1);
+  const annotations = github.stdout.split('\n').filter((l) => l.startsWith('::error '));
+  const all = j.files.added.length + j.files.changed.length + j.files.removed.length;
+  assert.is(annotations.length, Math.min(21, all), github.stdout);
+  if (all > 20)
+    assert.match(annotations[20]!, new RegExp(`\\.\\.\\. and ${all - 20} more files? not up to date`));
+  for (const f of [missingRel, changedRel])
+    assert.ok(
+      annotations.some((a) => a.startsWith(`::error file=out/${f},title=out-stale::`)),
+      `an annotation on out/${f}`,
+    );
+  assert.equal(snapshot(path.join(dir, 'out')), before, '--check writes nothing');
+  assert.is(run(['synth', 'no-edge.ts'], dir).status, 0);
+  const up = run(['synth', 'no-edge.ts', '--check', '--format', 'json'], dir);
+  assert.is(up.status, 0, up.stderr);
+  assert.is((JSON.parse(up.stdout) as { ok: boolean }).ok, true);
+  assert.is(run(['synth'], dir).status, 0, 'out/ back to the whole example for the tests after');
+});
+
+/** The example model without the member edge, written beside it as `name`. */
+function writeModelWithoutEdge(name: string): void {
   const smaller = fs
     .readFileSync(path.join(dir, 'clusterset.ts'), 'utf8')
     .replace("members: ['east', 'west', 'central', 'edge'],", "members: ['east', 'west', 'central'],")
@@ -115,7 +179,12 @@ test('GIVEN a model that drops a member WHEN synth runs THEN its files are prune
       "exportedFrom: ['east', 'west', 'central', 'edge'],",
       "exportedFrom: ['east', 'west', 'central'],",
     );
-  fs.writeFileSync(path.join(dir, 'smaller.ts'), smaller);
+  assert.is.not(smaller, fs.readFileSync(path.join(dir, 'clusterset.ts'), 'utf8'), 'edge dropped');
+  fs.writeFileSync(path.join(dir, name), smaller);
+}
+
+test('GIVEN a model that drops a member WHEN synth runs THEN its files are pruned', () => {
+  writeModelWithoutEdge('smaller.ts');
   const r = run(['synth', 'smaller.ts'], dir);
   assert.is(r.status, 0, r.stderr);
   assert.not.match(r.stdout, / 0 pruned/);
