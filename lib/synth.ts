@@ -116,20 +116,41 @@ function writeCache(outDir: string, digest: string, files: ReadonlyMap<string, s
   }
 }
 
-/** Compiles `model` and writes its files into `outDir`; writes nothing when the model has problems. */
-export function synthInto(model: unknown, outDir: string, o: SynthOptions = {}): SynthOutcome {
+/**
+ * synthInto's compile, or its skip, with the write left for later: `write` when there is one to do.
+ * For a caller that must yield to the event loop between the two (the CLI, to honour a signal that
+ * arrived during the compile before anything is written).
+ */
+export function compileForSynth(
+  model: unknown,
+  outDir: string,
+  o: SynthOptions = {},
+):
+  | { readonly outcome: SynthOutcome }
+  | { readonly result: CompileResult; readonly write: () => SynthOutcome } {
   const digest = compileDigest(model);
   if (digest !== undefined && !o.force) {
     const listed = upToDate(outDir, digest);
-    if (listed) return { write: [], unchanged: listed, prune: [] };
+    if (listed) return { outcome: { write: [], unchanged: listed, prune: [] } };
   }
   // Loaded only when a compile runs, so that an up-to-date synth starts fast.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { compile } = require('./compile') as typeof Compile;
   const result = compile(model, o.onStage);
-  if (result.diagnostics.length > 0) return { result, write: [], unchanged: [], prune: [] };
-  const written = writeOut(outDir, result.files);
-  if (digest !== undefined) writeCache(outDir, digest, result.files);
-  else fs.rmSync(path.join(outDir, CACHE_FILE), { force: true });
-  return { result, ...written };
+  if (result.diagnostics.length > 0) return { outcome: { result, write: [], unchanged: [], prune: [] } };
+  return {
+    result,
+    write: () => {
+      const written = writeOut(outDir, result.files);
+      if (digest !== undefined) writeCache(outDir, digest, result.files);
+      else fs.rmSync(path.join(outDir, CACHE_FILE), { force: true });
+      return { result, ...written };
+    },
+  };
+}
+
+/** Compiles `model` and writes its files into `outDir`; writes nothing when the model has problems. */
+export function synthInto(model: unknown, outDir: string, o: SynthOptions = {}): SynthOutcome {
+  const c = compileForSynth(model, outDir, o);
+  return 'outcome' in c ? c.outcome : c.write();
 }

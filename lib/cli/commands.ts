@@ -20,8 +20,9 @@ import {
   type ReportFormat,
 } from './model';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import type * as Synth from '../synth';
-import { planWrite } from './write';
+import { faultPoint, planWrite } from './write';
 import { count } from '../plural';
 
 const FORMAT_OPTION = {
@@ -94,6 +95,34 @@ function reportCheck(shown: string, outDir: string, r: CompileResult, format: Re
   }
 }
 
+/** The signals a person or a supervisor stops synth with; each exits 128 + its number. */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * Makes SIGINT, SIGTERM and SIGHUP leave out/ old or new. Node runs a signal's handler only between
+ * synchronous stretches of code, and the write is one (lib/cli/write.ts): a signal that arrives
+ * while it runs is handled once it has finished, out/ new; one that arrives before it, at the
+ * latest at `yieldForSignals`, ends synth with out/ untouched. The handlers stay until the process
+ * exits: removed right after the write, they would drop a signal that came during it.
+ */
+function stopOnSignals(shown: string, written: () => boolean): void {
+  const stop = (signal: NodeJS.Signals): void => {
+    process.stderr.write(
+      `clusterset: stopped by ${signal}; ${written() ? `${shown}/ was written in full first` : `nothing was written to ${shown}/`}.\n`,
+    );
+    process.exit(128 + os.constants.signals[signal]);
+  };
+  for (const s of STOP_SIGNALS) process.on(s, stop);
+}
+
+/**
+ * Lets the handler of a signal that arrived during synchronous code run. Two turns of the event loop:
+ * the first may end before libuv polls, the second starts after its poll, where signals are read.
+ */
+async function yieldForSignals(): Promise<void> {
+  for (let i = 0; i < 2; i++) await new Promise((r) => setImmediate(r));
+}
+
 function summary(r: CompileResult): string {
   const objects = [...r.objectCounts.values()].reduce((a, b) => a + b, 0);
   const delivery = [...(r.delivery?.values() ?? [])].reduce((a, b) => a + b.length, 0);
@@ -138,11 +167,24 @@ export function withCommands(y: Argv<{ progress: boolean }>) {
           reportCheck(a.out, outDir, r, format);
           return;
         }
+        let written = false;
+        stopOnSignals(a.out, () => written);
         const loaded = await loadReported(a.model, modelOptions);
         if (!loaded) return;
         // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const { synthInto } = require('../synth') as typeof Synth;
-        const s = synthInto(loaded.input, outDir, { force: a.force, onStage: modelOptions.onStage });
+        const { compileForSynth } = require('../synth') as typeof Synth;
+        const c = compileForSynth(loaded.input, outDir, { force: a.force, onStage: modelOptions.onStage });
+        let s: Synth.SynthOutcome;
+        if ('outcome' in c) s = c.outcome;
+        else {
+          faultPoint('compiled');
+          await yieldForSignals();
+          s = c.write();
+          written = true;
+          // Else a signal that came during the write would be lost: with nothing left to wait for,
+          // the process would exit without reading it.
+          await yieldForSignals();
+        }
         if (s.result && s.result.diagnostics.length > 0) {
           reportProblems(a.model, s.result.diagnostics, modelOptions);
           return;

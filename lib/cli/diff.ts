@@ -20,6 +20,7 @@ import { INDEX_FILE } from '../emit';
 import { compileModelFile } from './model';
 import { count } from '../plural';
 import { paintFor } from '../colour';
+import { strays } from './write';
 
 /** An out/ tree read from disk or git, and what was read, for the user. */
 export interface OutTree {
@@ -50,6 +51,13 @@ function restrict(files: Map<string, string>): OutTree {
  * file under out/ when there is no index.
  */
 export function readOutDir(outDir: string): OutTree {
+  // What a killed synth left is neither the old out/ nor the new one: never compared as either.
+  const left = strays(outDir);
+  if (left.length > 0) {
+    throw new Error(
+      `it holds what an interrupted synth left (${left.join(', ')}); run \`clusterset synth\` to complete or drop it, then compare`,
+    );
+  }
   const files = new Map<string, string>();
   if (!fs.existsSync(outDir)) return { files, source: 'none' };
   const indexPath = path.join(outDir, INDEX_FILE);

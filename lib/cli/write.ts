@@ -14,15 +14,21 @@
  *    failure here removes the new files, the staging directory and the list, leaving out/ as it was;
  * 4. commit: `out/.clusterset-journal` (the renames and removals planned) is written under a
  *    temporary name and renamed into place, the one atomic step; from then on the change happens;
- * 5. apply: staged files are renamed into place (the index last), pruned files removed with the
- *    directories they leave empty, the staging directory, the pending list and then the journal
- *    removed.
+ * 5. apply: each file a staged one replaces is first moved to `out/.clusterset-old/`, then the staged
+ *    one renamed into place (the index last); pruned files are moved there too, and the directories
+ *    they leave empty removed. Only when everything is in place are the staging directory, the old
+ *    files, the pending list and then the journal removed;
+ * 6. roll back, when any step of the apply fails (a file made immutable, a full disk): the journal
+ *    is removed first (from then on the write is being undone), the old files moved back, the new
+ *    files of the pending list removed, then the staging directory, the list and the old files. The
+ *    error is reported with out/ as it was.
  *
- * Recovery: a journal means committed (complete it); a pending list without a journal means not
- * committed (remove the files it lists, which did not exist before). Every step of recover and apply
- * can be repeated, so a run killed in the middle of either is completed by the next. New files are
- * not staged because a rename per file was half the cost of writing a fresh out/. Durability across
- * power loss (fsync) is not attempted: a killed process loses nothing the kernel already has.
+ * Recovery: a journal means committed (complete it; if that fails, roll back); no journal means not
+ * committed or being rolled back (move back what `.clusterset-old/` holds, remove the files the
+ * pending list names, which did not exist before). Every step of recover, apply and roll back can be
+ * repeated, so a run killed in the middle of any is completed by the next. New files are not staged
+ * because a rename per file was half the cost of writing a fresh out/. Durability across power loss
+ * (fsync) is not attempted: a killed process loses nothing the kernel already has.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -34,11 +40,13 @@ export const TXN_DIR = '.clusterset-txn';
 /** The committed plan of a write in progress. Its presence means: complete me. */
 export const JOURNAL_FILE = '.clusterset-journal';
 const JOURNAL_TMP = `${JOURNAL_FILE}.tmp`;
+/** The files an apply replaced or pruned, kept until it has finished, to roll back to. */
+export const OLD_DIR = '.clusterset-old';
 /** Files an uncommitted write created in place; removed if the write is dropped. */
 export const PENDING_FILE = '.clusterset-pending';
 const PENDING_TMP = `${PENDING_FILE}.tmp`;
 /** Our bookkeeping in out/, never content. */
-export const BOOKKEEPING = [JOURNAL_FILE, JOURNAL_TMP, PENDING_FILE, PENDING_TMP, TXN_DIR];
+export const BOOKKEEPING = [JOURNAL_FILE, JOURNAL_TMP, PENDING_FILE, PENDING_TMP, TXN_DIR, OLD_DIR];
 /** What versions before the journal left beside their targets when interrupted. */
 export const LEGACY_STRAY = /\.clusterset-tmp-\d+$/;
 
@@ -80,11 +88,16 @@ function explain(e: unknown, file: string): unknown {
   const dir = path.dirname(file);
   switch (code) {
     case 'EACCES':
-    case 'EPERM':
       return new WriteError(
         file,
         'permission denied',
         `make ${dir} writable for this user, or choose another --out`,
+      );
+    case 'EPERM':
+      return new WriteError(
+        file,
+        'operation not permitted (an immutable or append-only file, or a directory this user may not change)',
+        `check \`lsattr ${file}\` (\`chattr -i\` or \`-a\` to clear) and that ${dir} is writable for this user`,
       );
     case 'EROFS':
       return new WriteError(
@@ -121,12 +134,15 @@ function io<T>(file: string, f: () => T): T {
  * Fault injection for the interruption tests (test/cli/interrupt.test.ts): with
  * `CLUSTERSET_FAULT=<point>`, the writer stops at that point, says so on stderr and blocks, busy as
  * synchronous code is, until it is killed. Points: created-half, staged-half, journal-tmp,
- * committed, applied-half, pruned.
+ * committed, applied-half, pruned (lib/cli/commands.ts adds compiled). `CLUSTERSET_FAULT=<point>:pause`
+ * blocks it for two seconds instead, then goes on: for a signal that arrives while synchronous code
+ * runs, whose handler runs only once that code is done.
  */
-function faultPoint(point: string): void {
-  if (process.env.CLUSTERSET_FAULT !== point) return;
+export function faultPoint(point: string): void {
+  const fault = process.env.CLUSTERSET_FAULT;
+  if (fault !== point && fault !== `${point}:pause`) return;
   process.stderr.write(`clusterset: fault point ${point} reached\n`);
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, fault === point ? undefined : 2000);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -144,7 +160,8 @@ function readIndex(outDir: string): string[] {
   return text.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
 }
 
-const isOurs = (rel: string): boolean => BOOKKEEPING.includes(rel) || rel.startsWith(`${TXN_DIR}/`);
+const isOurs = (rel: string): boolean =>
+  BOOKKEEPING.includes(rel) || rel.startsWith(`${TXN_DIR}/`) || rel.startsWith(`${OLD_DIR}/`);
 
 /** Every path below outDir (files and directories), relative, without our own bookkeeping. */
 function existingPaths(outDir: string): Set<string> {
@@ -231,39 +248,96 @@ function removeEmptyDirs(root: string, dirs: Iterable<string>): void {
   }
 }
 
-function apply(outDir: string, j: Journal): void {
+/** Renames `from` to `to`, making `to`'s directory first unless `made` says it exists. */
+function move(from: string, to: string, made: Set<string>): void {
+  const dir = path.dirname(to);
+  if (!made.has(dir)) {
+    io(dir, () => fs.mkdirSync(dir, { recursive: true }));
+    made.add(dir);
+  }
+  io(to, () => fs.renameSync(from, to));
+}
+
+/**
+ * Completes a committed write: every step can be repeated, and each file a staged one replaces, or
+ * that is pruned, is kept under OLD_DIR until all are in place. Throws on the first failure, with
+ * what is needed to roll back still in place.
+ */
+function applyForward(outDir: string, j: Journal): void {
   const txn = path.join(outDir, TXN_DIR);
+  const old = path.join(outDir, OLD_DIR);
   const made = new Set<string>();
   let renamed = 0;
   for (const rel of j.rename) {
     const from = path.join(txn, rel);
-    const to = path.join(outDir, rel);
     if (!fs.existsSync(from)) continue; // renamed by the run this one completes
-    const dir = path.dirname(to);
-    if (!made.has(dir)) {
-      io(dir, () => fs.mkdirSync(dir, { recursive: true }));
-      made.add(dir);
-    }
-    io(to, () => fs.renameSync(from, to));
+    const to = path.join(outDir, rel);
+    const kept = path.join(old, rel);
+    if (fs.existsSync(to) && !fs.existsSync(kept)) move(to, kept, made);
+    move(from, to, made);
     if (++renamed === Math.ceil(j.rename.length / 2)) faultPoint('applied-half');
   }
   for (const rel of j.prune) {
     const file = path.join(outDir, rel);
-    io(file, () => fs.rmSync(file, { force: true }));
+    const kept = path.join(old, rel);
+    if (!fs.existsSync(file)) continue;
+    if (fs.existsSync(kept)) io(file, () => fs.rmSync(file, { force: true }));
+    else move(file, kept, made);
   }
   removeEmptyDirs(
     outDir,
     j.prune.map((rel) => path.dirname(path.join(outDir, rel))),
   );
   faultPoint('pruned');
-  io(txn, () => fs.rmSync(txn, { recursive: true, force: true }));
+}
+
+/**
+ * Ends a write whose files are all in place. The old files go before the journal: with a journal,
+ * completing finds nothing left to do, and without one, OLD_DIR would be moved back.
+ */
+function finish(outDir: string): void {
+  io(outDir, () => fs.rmSync(path.join(outDir, TXN_DIR), { recursive: true, force: true }));
+  io(outDir, () => fs.rmSync(path.join(outDir, OLD_DIR), { recursive: true, force: true }));
   // The pending list goes before the journal: a pending list alone means "roll back".
   io(outDir, () => fs.rmSync(path.join(outDir, PENDING_FILE), { force: true }));
   io(outDir, () => fs.rmSync(path.join(outDir, JOURNAL_FILE), { force: true }));
 }
 
-/** Drops an uncommitted write: the files it created in place, its staging directory, its lists. */
-function rollBack(outDir: string): number {
+/** Completes a committed write; when that fails, rolls it back and rethrows, out/ as it was. */
+function apply(outDir: string, j: Journal): void {
+  try {
+    applyForward(outDir, j);
+  } catch (e) {
+    try {
+      rollBack(outDir);
+    } catch {
+      // The first failure is the one to report; the next run rolls back what is left.
+    }
+    throw e;
+  }
+  finish(outDir);
+}
+
+/**
+ * Undoes a write: committed (the journal goes first, so that an interrupted roll back is resumed,
+ * not completed) or not. Moves back the files OLD_DIR keeps, removes the files the pending list says
+ * it created, then the staging directory, the lists and OLD_DIR. Returns the number of new files
+ * removed and of old ones put back.
+ */
+function rollBack(outDir: string): { removed: number; restored: number } {
+  io(outDir, () => fs.rmSync(path.join(outDir, JOURNAL_FILE), { force: true }));
+  const old = path.join(outDir, OLD_DIR);
+  let restored = 0;
+  if (fs.existsSync(old)) {
+    const made = new Set<string>();
+    const kept = io(old, () => fs.readdirSync(old, { recursive: true, withFileTypes: true }));
+    for (const e of kept) {
+      if (e.isDirectory()) continue;
+      const from = path.join(e.parentPath, e.name);
+      move(from, path.join(outDir, path.relative(old, from)), made);
+      restored++;
+    }
+  }
   const pendingFile = path.join(outDir, PENDING_FILE);
   let created: readonly string[] = [];
   if (fs.existsSync(pendingFile)) {
@@ -281,7 +355,8 @@ function rollBack(outDir: string): number {
   io(outDir, () => fs.rmSync(path.join(outDir, PENDING_TMP), { force: true }));
   io(outDir, () => fs.rmSync(pendingFile, { force: true }));
   io(outDir, () => fs.rmSync(path.join(outDir, JOURNAL_TMP), { force: true }));
-  return created.length;
+  io(outDir, () => fs.rmSync(old, { recursive: true, force: true }));
+  return { removed: created.length, restored };
 }
 
 /**
@@ -301,8 +376,10 @@ export function recover(outDir: string): string | undefined {
     io(outDir, () => fs.rmSync(path.join(outDir, JOURNAL_TMP), { force: true }));
     io(outDir, () => fs.rmSync(path.join(outDir, PENDING_TMP), { force: true }));
   } else {
-    const removed = rollBack(outDir);
-    did = `dropped the staged files of an interrupted synth${removed > 0 ? ` and the ${removed} new files it had written` : ''}`;
+    const { removed, restored } = rollBack(outDir);
+    did = `dropped the staged files of an interrupted synth`;
+    if (restored > 0) did += `, put back the ${count(restored, 'file')} it had replaced or pruned`;
+    if (removed > 0) did += ` and removed the ${count(removed, 'new file')} it had written`;
   }
   const legacy = found.filter((p) => LEGACY_STRAY.test(p));
   for (const rel of legacy) io(outDir, () => fs.rmSync(path.join(outDir, rel), { force: true }));
@@ -342,7 +419,7 @@ function checkTargets(outDir: string, rels: readonly string[], existing: Readonl
 
 /**
  * Writes what changed, as a transaction (see the top of this file). Throws a WriteError with out/
- * as it was when anything fails before the commit.
+ * as it was when anything fails, before the commit or after it.
  */
 export function writeOut(
   outDir: string,

@@ -12,6 +12,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { INDEX_FILE } from '../../lib/emit';
+import { strays } from '../../lib/cli/write';
+import { setImmutable } from '../helpers/immutable';
 import { minimalModel, service } from '../helpers/models';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -50,6 +53,12 @@ const OLD_OUT = path.join(work, 'old-out');
   assert.is(r.status, 0, r.stderr);
 }
 const OLD = snapshot(OLD_OUT);
+const NEW_OUT = path.join(work, 'new-out');
+{
+  const r = spawnSync(process.execPath, [bin, 'synth', newModel, '--out', NEW_OUT], { encoding: 'utf8' });
+  assert.is(r.status, 0, r.stderr);
+}
+const NEW = snapshot(NEW_OUT);
 
 function assertOneLine(stderr: string, cause: RegExp, file: string): void {
   const lines = stderr.trim().split('\n');
@@ -140,6 +149,52 @@ test('GIVEN out/ on a full file system WHEN synth runs THEN exit 74, "no space l
   assert.is(r.status, EXIT_IO, r.stderr);
   assertOneLine(r.stderr, /no space left on the device; fix: free some space/, dir);
   assert.equal(r.after, OLD);
+});
+
+/** The files of `a` that `b` holds with other content: what a write from a to b replaces. */
+const replaced = (a: Record<string, string>, b: Record<string, string>): string[] =>
+  Object.keys(a).filter((f) => a[f] !== '<dir>' && b[f] !== undefined && b[f] !== a[f]);
+
+/** Runs synth of `model` into `out` with `file` immutable for the run; returns what it said. */
+function withImmutable(out: string, file: string, model: string): { status: number; stderr: string } {
+  setImmutable(file, true);
+  try {
+    const r = spawnSync(process.execPath, [bin, 'synth', model, '--out', out], { encoding: 'utf8' });
+    return { status: r.status ?? -1, stderr: r.stderr };
+  } finally {
+    setImmutable(file, false);
+  }
+}
+
+test('GIVEN the index made immutable (replaced last, after every other file) WHEN synth runs THEN exit 74 naming it with the fix, and every file already replaced is put back: out/ as it was, nothing to recover', () => {
+  const out = path.join(work, 'immutable-index', 'out');
+  fs.cpSync(OLD_OUT, out, { recursive: true });
+  const others = replaced(OLD, NEW).filter((f) => f !== INDEX_FILE);
+  assert.ok(others.length >= 3, `the write replaces other files first: ${others.join(', ')}`);
+  const r = withImmutable(out, path.join(out, INDEX_FILE), newModel);
+  assert.is(r.status, EXIT_IO, r.stderr);
+  assertOneLine(r.stderr, /operation not permitted .*immutable.*; fix: check `lsattr /, INDEX_FILE);
+  assert.equal(strays(out), [], 'no journal, staging or old files left');
+  assert.equal(snapshot(out), OLD);
+  // Once the file can be replaced, the same synth writes the new output.
+  const again = spawnSync(process.execPath, [bin, 'synth', newModel, '--out', out], { encoding: 'utf8' });
+  assert.is(again.status, 0, again.stderr);
+  assert.equal(snapshot(out), NEW);
+});
+
+test('GIVEN a file to prune made immutable (pruned last, after every rename) WHEN synth runs THEN exit 74 naming it, and the files replaced and pruned before are put back', () => {
+  const out = path.join(work, 'immutable-prune', 'out');
+  fs.cpSync(NEW_OUT, out, { recursive: true });
+  // Pruned in the order the index lists them: the last one fails after all the others went.
+  const index = NEW[INDEX_FILE]!.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+  const pruned = index.filter((f) => OLD[f] === undefined);
+  assert.ok(pruned.length >= 2, `the old model prunes files: ${pruned.join(', ')}`);
+  const last = pruned[pruned.length - 1]!;
+  const r = withImmutable(out, path.join(out, last), oldModel);
+  assert.is(r.status, EXIT_IO, r.stderr);
+  assertOneLine(r.stderr, /operation not permitted/, last);
+  assert.equal(strays(out), []);
+  assert.equal(snapshot(out), NEW);
 });
 
 test.after(() => {
