@@ -26,42 +26,56 @@ interface MemberCidr {
   readonly cluster: At<ClusterProps>;
   readonly cidr: At<string>;
   readonly range: Ipv4Range;
+  readonly kind: 'Service' | 'Pod';
+}
+
+/** Every valid Service and Pod CIDR of the members, in model order. */
+function memberCidrs(m: ClusterSetProps): MemberCidr[] {
+  return memberClusters(m).flatMap((cluster) => {
+    const { serviceCIDR, podCIDRs } = cluster.value;
+    const texts: [At<string>, MemberCidr['kind']][] = [
+      ...(typeof serviceCIDR === 'string'
+        ? [
+            [{ value: serviceCIDR, path: `${cluster.path}.serviceCIDR` }, 'Service'] as [
+              At<string>,
+              'Service',
+            ],
+          ]
+        : []),
+      ...strings(podCIDRs, `${cluster.path}.podCIDRs`).map((x): [At<string>, 'Pod'] => [x, 'Pod']),
+    ];
+    return texts.flatMap(([cidr, kind]) => {
+      const range = parseIpv4Cidr(cidr.value);
+      return range ? [{ cluster, cidr, range, kind }] : [];
+    });
+  });
 }
 
 /**
- * Pairs of overlapping CIDRs (the Service CIDR, or the Pod CIDRs) of two different members, on
- * the same network or on different ones; the first of a pair is listed first in the model.
+ * Pairs of overlapping member CIDRs that `keep` accepts; the first of a pair is listed first in the
+ * model. Sort and sweep (ipv4.ts): a 200-cluster model costs its overlaps, not every pair.
  */
 function overlappingCidrs(
   m: ClusterSetProps,
-  field: 'serviceCIDR' | 'podCIDRs',
-  sameNetwork: boolean,
+  keep: (a: MemberCidr, b: MemberCidr) => boolean,
 ): [MemberCidr, MemberCidr][] {
-  const cidrs = memberClusters(m).flatMap((cluster) => {
-    const { serviceCIDR, podCIDRs } = cluster.value;
-    const texts =
-      field === 'podCIDRs'
-        ? strings(podCIDRs, `${cluster.path}.podCIDRs`)
-        : typeof serviceCIDR === 'string'
-          ? [{ value: serviceCIDR, path: `${cluster.path}.serviceCIDR`, index: 0 }]
-          : [];
-    return texts.flatMap((cidr) => {
-      const range = parseIpv4Cidr(cidr.value);
-      return range ? [{ cluster, cidr, range }] : [];
-    });
-  });
+  const cidrs = memberCidrs(m);
   return overlappingPairs(cidrs, (c) => c.range)
     .map(([i, j]): [MemberCidr, MemberCidr] => [cidrs[i]!, cidrs[j]!])
-    .filter(
-      ([a, b]) =>
-        a.cluster !== b.cluster &&
-        (networkOf(a.cluster.value) === networkOf(b.cluster.value)) === sameNetwork,
-    );
+    .filter(([a, b]) => keep(a, b));
 }
 
-/** `"10.96.0.0/16" of cluster "east" (clusters[1]) on network "dc1"`. */
+const sameNetwork = (a: MemberCidr, b: MemberCidr): boolean =>
+  networkOf(a.cluster.value) === networkOf(b.cluster.value);
+
+/** `Service CIDR "10.96.0.0/16" of cluster "east" (clusters[1].serviceCIDR) on network "dc1"`. */
 function describeCidr(x: MemberCidr): string {
-  return `${quote(x.cidr.value)} of ${clusterName(x.cluster)} on ${networkName(networkOf(x.cluster.value))}`;
+  return `${x.kind} CIDR ${quote(x.cidr.value)} of cluster ${quote(x.cluster.value.id)} (${x.cidr.path}) on ${networkName(networkOf(x.cluster.value))}`;
+}
+
+/** `Pod CIDR "10.96.0.0/12" (clusters[1].podCIDRs[0])`, for a pair within one cluster. */
+function describeOwnCidr(x: MemberCidr): string {
+  return `${x.kind} CIDR ${quote(x.cidr.value)} (${x.cidr.path})`;
 }
 
 /** One Service flowing between two members on different networks. */
@@ -246,10 +260,13 @@ export const networkRules: readonly Rule[] = [
     "Antrea's gateways route cross-network traffic by the remote cluster's Service CIDR: an overlapping range " +
       'sends traffic for remote ClusterIPs to the local cluster, or the other way round.',
     (m, report) => {
-      for (const [a, b] of overlappingCidrs(m, 'serviceCIDR', false)) {
+      for (const [a, b] of overlappingCidrs(
+        m,
+        (a, b) => a.kind === 'Service' && b.kind === 'Service' && !sameNetwork(a, b),
+      )) {
         report(
           b.cidr.path,
-          `Service CIDR ${describeCidr(b)} overlaps Service CIDR ${describeCidr(a)}`,
+          `${describeCidr(b)} overlaps ${describeCidr(a)}`,
           'give clusters on different networks disjoint Service CIDRs',
         );
       }
@@ -261,11 +278,65 @@ export const networkRules: readonly Rule[] = [
     'On a flat network Pod IPs are used as endpoints and routed directly: an IP in two clusters is ambiguous, and ' +
       'traffic reaches the wrong Pod.',
     (m, report) => {
-      for (const [a, b] of overlappingCidrs(m, 'podCIDRs', true)) {
+      for (const [a, b] of overlappingCidrs(
+        m,
+        (a, b) => a.kind === 'Pod' && b.kind === 'Pod' && a.cluster !== b.cluster && sameNetwork(a, b),
+      )) {
         report(
           b.cidr.path,
-          `Pod CIDR ${describeCidr(b)} overlaps Pod CIDR ${describeCidr(a)}, the same network`,
+          `${describeCidr(b)} overlaps ${describeCidr(a)}, the same network`,
           'give clusters on the same network disjoint Pod CIDRs',
+        );
+      }
+    },
+  ),
+  rule(
+    'network-pod-service-cidr-overlap',
+    "No member's Pod CIDRs overlap another member's Service CIDR, on any network.",
+    "Antrea sends traffic for another member's Service CIDR (its ClusterInfo) to that member through the " +
+      'gateways: a Pod whose IP falls inside it cannot be reached from across the ClusterSet, and its replies ' +
+      'leave for the other cluster. Different networks do not help: the route is by Service CIDR.',
+    (m, report) => {
+      for (const [a, b] of overlappingCidrs(m, (a, b) => a.kind !== b.kind && a.cluster !== b.cluster)) {
+        report(
+          b.cidr.path,
+          `${describeCidr(b)} overlaps ${describeCidr(a)}`,
+          `give ${quote(a.cluster.value.id)} and ${quote(b.cluster.value.id)} disjoint Pod and Service CIDRs`,
+        );
+      }
+    },
+  ),
+  rule(
+    'cluster-pod-service-cidr-overlap',
+    "A member's Pod CIDRs do not overlap its own Service CIDR.",
+    'Kubernetes allocates ClusterIPs from the Service CIDR and Pod IPs from the Pod CIDRs: where they ' +
+      "overlap, a Pod and a Service can get the same IP, and Antrea Proxy takes the Pod's traffic for the " +
+      "Service's. The member controller also reports both ranges to every other member as this cluster's.",
+    (m, report) => {
+      for (const [a, b] of overlappingCidrs(m, (a, b) => a.kind !== b.kind && a.cluster === b.cluster)) {
+        report(
+          b.cidr.path,
+          `${describeOwnCidr(b)} overlaps ${describeOwnCidr(a)} of the same cluster ${quote(b.cluster.value.id)}`,
+          'write the CIDRs the cluster was created with (kube-apiserver --service-cluster-ip-range, ' +
+            'kube-controller-manager --cluster-cidr): they never overlap',
+        );
+      }
+    },
+  ),
+  rule(
+    'cluster-pod-cidr-overlap',
+    "A member's Pod CIDRs do not overlap each other.",
+    'Each Pod CIDR is announced to the other members as a range of this cluster: two that overlap are ' +
+      'one written twice, or a typo that claims addresses the cluster does not have.',
+    (m, report) => {
+      for (const [a, b] of overlappingCidrs(
+        m,
+        (a, b) => a.kind === 'Pod' && b.kind === 'Pod' && a.cluster === b.cluster,
+      )) {
+        report(
+          b.cidr.path,
+          `${describeOwnCidr(b)} overlaps ${describeOwnCidr(a)} of the same cluster ${quote(b.cluster.value.id)}`,
+          `remove ${b.cidr.path}, or write the range the cluster actually has`,
         );
       }
     },

@@ -857,6 +857,32 @@ const CASES: Record<string, readonly Case[]> = {
       path: 'clusters[2].podCIDRs[0]',
     },
   ],
+  'network-pod-service-cidr-overlap': [
+    {
+      when: '"west" (dc2) has a Pod CIDR inside the Service CIDR of "east" (dc1)',
+      mutate: (m) => void m.clusters[3]!.podCIDRs!.push('10.101.64.0/18'),
+      path: 'clusters[3].podCIDRs[1]',
+    },
+    {
+      when: '"north" has a Service CIDR covering the Pod CIDR of "east" on the same network',
+      mutate: (m) => void (m.clusters[2]!.serviceCIDR = '10.201.0.0/20'),
+      path: 'clusters[2].serviceCIDR',
+    },
+  ],
+  'cluster-pod-service-cidr-overlap': [
+    {
+      when: '"east" has a Pod CIDR inside its own Service CIDR',
+      mutate: (m) => void (m.clusters[1]!.podCIDRs = ['10.101.128.0/17']),
+      path: 'clusters[1].podCIDRs[0]',
+    },
+  ],
+  'cluster-pod-cidr-overlap': [
+    {
+      when: '"west" lists a Pod CIDR inside another of its own',
+      mutate: (m) => void m.clusters[3]!.podCIDRs!.push('10.203.4.0/24'),
+      path: 'clusters[3].podCIDRs[1]',
+    },
+  ],
   'ipv4-format': [
     {
       when: 'a Service CIDR has prefix /33',
@@ -1462,6 +1488,42 @@ test('GIVEN two members on different networks WHEN their Pod CIDRs overlap THEN 
       checkModel(broken((m) => void (m.clusters[3]!.podCIDRs = ['10.201.0.0/16']))),
       'network-pod-cidr-overlap',
     ),
+    [],
+  );
+});
+
+test("fails with network-pod-service-cidr-overlap: GIVEN a Pod CIDR inside another member's Service CIDR WHEN checked THEN the message gives both paths, CIDRs and networks, and no other overlap rule fires", () => {
+  const ds = checkModel(broken(CASES['network-pod-service-cidr-overlap']![0]!.mutate));
+  const hits = at(ds, 'network-pod-service-cidr-overlap');
+  assert.is(hits.length, 1);
+  for (const part of [
+    'Pod CIDR "10.101.64.0/18" of cluster "west" (clusters[3].podCIDRs[1]) on network "dc2"',
+    'Service CIDR "10.101.0.0/16" of cluster "east" (clusters[1].serviceCIDR) on network "dc1"',
+  ])
+    assert.ok(hits[0]!.message.includes(part), `${part} in ${hits[0]!.message}`);
+  assert.equal(
+    ds.filter((d) => d.rule.endsWith('cidr-overlap')).map((d) => d.rule),
+    ['network-pod-service-cidr-overlap'],
+  );
+});
+
+test('GIVEN one cluster whose Pod CIDR overlaps its Service CIDR WHEN checked THEN only cluster-pod-service-cidr-overlap fires, naming both paths', () => {
+  const ds = checkModel(broken(CASES['cluster-pod-service-cidr-overlap']![0]!.mutate));
+  assert.equal(
+    ds.filter((d) => d.rule.endsWith('cidr-overlap')).map((d) => [d.rule, d.path]),
+    [['cluster-pod-service-cidr-overlap', 'clusters[1].podCIDRs[0]']],
+  );
+  assert.match(ds[0]!.message, 'Pod CIDR "10.101.128.0/17" (clusters[1].podCIDRs[0]) overlaps');
+  assert.match(
+    ds[0]!.message,
+    'Service CIDR "10.101.0.0/16" (clusters[1].serviceCIDR) of the same cluster "east"',
+  );
+});
+
+test('GIVEN the same Pod CIDR in members on different networks WHEN checked THEN no overlap rule fires (ClusterIP endpoints cross networks, Pod IPs do not)', () => {
+  const ds = checkModel(broken((m) => void (m.clusters[3]!.podCIDRs = ['10.201.0.0/16'])));
+  assert.equal(
+    ds.filter((d) => d.rule.endsWith('cidr-overlap')),
     [],
   );
 });
