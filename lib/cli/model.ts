@@ -19,6 +19,8 @@ import type { Plan } from '../plan';
 import { plan as makePlan } from '../plan';
 import { count } from '../plural';
 import { paintFor } from '../colour';
+import type { SourceLocation } from '../source-locations';
+import type * as SourceLocations from '../source-locations';
 
 /** Exit status of a model that cannot be loaded or has problems. */
 export const EXIT_MODEL = 2;
@@ -62,8 +64,9 @@ const escapeData = (s: string): string => s.replace(/%/g, '%25').replace(/\r/g, 
 const escapeProperty = (s: string): string => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
 
 /** `::error file=<model>,title=<rule>::<text>`: an annotation on the model file. */
-export function annotation(file: string, rule: string, text: string): string {
-  return `::error file=${escapeProperty(file)},title=${escapeProperty(rule)}::${escapeData(text)}`;
+export function annotation(file: string, rule: string, text: string, at?: SourceLocation): string {
+  const where = at ? `,line=${at.line},col=${at.column}` : '';
+  return `::error file=${escapeProperty(file)}${where},title=${escapeProperty(rule)}::${escapeData(text)}`;
 }
 
 /**
@@ -74,19 +77,34 @@ export function annotation(file: string, rule: string, text: string): string {
 export function reportProblems(file: string, ds: readonly Diagnostic[], o: ModelOptions): void {
   process.exitCode = EXIT_MODEL;
   const { shown, omitted } = bounded(ds);
+  // Where each shown value is written, for a .ts/.js model; loaded only when there are problems.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { locateModelPaths } = require('../source-locations') as typeof SourceLocations;
+  const where = locateModelPaths(file, [...new Set(shown.map((d) => d.path))]);
   if (o.format === 'json') {
-    process.stdout.write(`${JSON.stringify({ ok: false, total: ds.length, diagnostics: shown, omitted })}\n`);
+    const located = shown.map((d) => {
+      const at = where.get(d.path);
+      return at ? { ...d, location: { file: at.file, line: at.line, column: at.column } } : d;
+    });
+    process.stdout.write(
+      `${JSON.stringify({ ok: false, total: ds.length, diagnostics: located, omitted })}\n`,
+    );
     return;
   }
+  const prefix = (d: Diagnostic): string => {
+    const at = where.get(d.path);
+    return at ? `${at.file}:${at.line}:${at.column}: ` : '';
+  };
   // Colour on a terminal only (colour.ts): the headline red, each rule ID dim.
   const paint = paintFor(process.stderr);
   const headline = paint.red(paint.bold(`${count(ds.length, 'problem')} in ${file}`));
   process.stderr.write(`clusterset: ${headline}; ${o.consequence}:\n`);
-  const lines = [...shown.map(formatDiagnostic), ...omitted.map(formatOmitted)];
+  const lines = [...shown.map((d) => prefix(d) + formatDiagnostic(d)), ...omitted.map(formatOmitted)];
   for (const l of lines)
     process.stderr.write(`  ${l.replace(/ (\[[^\]]+\])$/, (_, r: string) => ` ${paint.dim(r)}`)}\n`);
   if (o.format === 'github') {
-    for (const d of shown) process.stdout.write(`${annotation(file, d.rule, formatDiagnostic(d))}\n`);
+    for (const d of shown)
+      process.stdout.write(`${annotation(file, d.rule, formatDiagnostic(d), where.get(d.path))}\n`);
     for (const x of omitted) process.stdout.write(`${annotation(file, x.rule, formatOmitted(x))}\n`);
   }
 }
