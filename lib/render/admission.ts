@@ -15,6 +15,8 @@
  *   status. Denials use the webhook's words (multicluster-controller/resourceexport_webhook.go).
  * - `<leaderNs>-compiled-imports`: ServiceImport and ACNP ResourceImports are compiled from git;
  *   only the delivery tool (and `system:masters`) may change them, never a member or the reconciler.
+ *   Kubernetes' own clean-up may delete them (SYSTEM_DELETERS): else the namespace controller's
+ *   deletes are refused and a deleted leader namespace stays Terminating for good.
  * - `<leaderNs>-reconciler-writes`: what the reconciler creates and updates serves its purpose only:
  *   ResourceImports of the dynamic kinds under Antrea's names, finalizer removal on ResourceExports,
  *   its own finalizer on MemberClusterAnnounces. Its RBAC Role grants the verbs; this policy holds
@@ -42,6 +44,18 @@ const MC = 'multicluster.crd.antrea.io';
 export function celString(s: string): string {
   return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
+
+/**
+ * The identities kube-controller-manager deletes with when a namespace goes (the namespace
+ * controller) or an owner does (the garbage collector): each controller's ServiceAccount in
+ * kube-system with `--use-service-account-credentials` (kubeadm's default), kube-controller-manager's
+ * own user without it. No member or reconciler token can act as them.
+ */
+export const SYSTEM_DELETERS = [
+  'system:serviceaccount:kube-system:namespace-controller',
+  'system:serviceaccount:kube-system:generic-garbage-collector',
+  'system:kube-controller-manager',
+] as const;
 
 function celList(xs: readonly string[]): string {
   return `[${xs.map(celString).join(', ')}]`;
@@ -275,6 +289,10 @@ export function renderCompiledImportsPolicy(scope: Sink, plan: Plan): void {
         {
           name: 'not-delivery',
           expression: `!(request.userInfo.username in ${celList(plan.deliveryUsers)}) && !('system:masters' in request.userInfo.groups)`,
+        },
+        {
+          name: 'not-system-cleanup',
+          expression: `!(request.operation == 'DELETE' && request.userInfo.username in ${celList(SYSTEM_DELETERS)})`,
         },
       ],
       validations: [
