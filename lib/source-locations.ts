@@ -60,8 +60,20 @@ function loadTypeScript(modelFile: string): typeof TS | undefined {
   return undefined;
 }
 
-/** The locations of the values at `paths` in the model file, for those that can be found. */
+/**
+ * The locations of the values at `paths` in the model file, for those that can be found. Never
+ * throws: a location is a help, and a TypeScript too old for this parser's calls (or a file that
+ * changed since it was loaded) must not turn a report of the model's problems into a crash.
+ */
 export function locateModelPaths(file: string, paths: readonly string[]): Map<string, SourceLocation> {
+  try {
+    return locate(file, paths);
+  } catch {
+    return new Map();
+  }
+}
+
+function locate(file: string, paths: readonly string[]): Map<string, SourceLocation> {
   const found = new Map<string, SourceLocation>();
   if (!/\.[cm]?[jt]sx?$/.test(file) || paths.length === 0) return found;
   const ts = loadTypeScript(file);
