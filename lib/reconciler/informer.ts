@@ -143,7 +143,7 @@ export class Informer<T extends Cached> {
       const list = await this.o.client.request<{
         metadata?: { resourceVersion?: string; continue?: string };
         items?: Record<string, unknown>[];
-      }>('GET', `${this.o.path}?${this.query(q)}`);
+      }>('GET', `${this.o.path}?${this.query(q)}`, undefined, { signal });
       if (signal.aborted) return '';
       for (const item of list.items ?? []) {
         const obj = this.o.trim(item);

@@ -116,13 +116,14 @@ export class KubeClient {
 
   /**
    * One request; resolves with the parsed JSON body, rejects with ApiError for an error status and
-   * with a plain Error for a network failure or timeout.
+   * with a plain Error for a network failure, a timeout or the signal aborting it (so a shutdown
+   * does not wait out a request whose answer no one will read).
    */
   async request<T = Record<string, unknown>>(
     method: string,
     path: string,
     body?: unknown,
-    opts: { patch?: PatchType; timeoutMs?: number } = {},
+    opts: { patch?: PatchType; timeoutMs?: number; signal?: AbortSignal } = {},
   ): Promise<T> {
     const { patch } = opts;
     const timeoutMs = opts.timeoutMs ?? this.requestTimeoutMs;
@@ -140,7 +141,9 @@ export class KubeClient {
     const url = new URL(this.server + path);
     const mod = url.protocol === 'http:' ? http : https;
     return new Promise<T>((resolve, reject) => {
-      const req = mod.request(url, { method, headers, agent: t.agent, timeout: timeoutMs }, (res) => {
+      const options: http.RequestOptions = { method, headers, agent: t.agent, timeout: timeoutMs };
+      if (opts.signal) options.signal = opts.signal;
+      const req = mod.request(url, options, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', reject);

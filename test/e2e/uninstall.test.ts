@@ -28,8 +28,23 @@ test('GIVEN the leader bundle applied, with compiled ServiceImport and ACNP Reso
   );
 
   // Kubernetes' clean-up is let through by user name: a member's or the reconciler's token still
-  // cannot delete a compiled import (RBAC or the policy refuses it).
+  // cannot delete a compiled import (RBAC or the policy refuses it). The API server enforces a
+  // policy only once its admission plugin has seen it and its binding (a moment after the apply):
+  // dry-run deletes (admission runs, nothing is deleted) wait for that, then the real ones.
   const as = (token: string) => ({ server: f.leader.admin.server, ca: f.leader.admin.ca, token });
+  await eventually(
+    'the compiled-imports policy in force',
+    async () => {
+      const r = await request(
+        as(f.reconcilerToken),
+        'DELETE',
+        `${MC}/${f.ns}/resourceimports/${compiled[0]}?dryRun=All`,
+      );
+      return r.status === 403 ? true : undefined;
+    },
+    60_000,
+    250,
+  );
   for (const [who, token] of [
     ['member east', f.tokens.get('east')!],
     ['the reconciler', f.reconcilerToken],
