@@ -10,6 +10,7 @@ import { diffCommand, staleSummary } from './diff';
 import { explainCommand } from './explain';
 import { initCommand } from './init';
 import { reconcileCommand } from './reconcile';
+import { statusCommand } from './status';
 import { tokenCommand } from './token';
 import {
   REPORT_FORMATS,
@@ -227,6 +228,7 @@ export function withCommands(y: Argv<{ progress: boolean }>) {
     .command(diffCommand)
     .command(explainCommand)
     .command(initCommand)
+    .command(statusCommand)
     .command(tokenCommand)
     .command(reconcileCommand);
 }

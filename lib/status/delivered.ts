@@ -1,0 +1,127 @@
+/**
+ * "Delivered": each object of a cluster's bundle against the live one, in the fields the bundle
+ * renders. The live object may hold more (defaults, status, other owners' fields); a rendered field
+ * that is missing or different is drift. Lists are compared item by item and must have the rendered
+ * length. Who changed a drifted field comes from `metadata.managedFields` (server-side apply field
+ * ownership): the manager whose fieldsV1 holds it.
+ */
+import type { BundleObject, Obj } from './live';
+
+/** The field managers of the delivery tools clusterset renders for (Argo CD server-side apply, Flux). */
+export const DELIVERY_MANAGERS: readonly string[] = ['argocd-controller', 'kustomize-controller'];
+
+export interface DriftedField {
+  /** e.g. `spec.replicas`, `metadata.labels["app"]`, `spec.ports[0].port`. */
+  readonly path: string;
+  /** JSON of the rendered value and of the live one (undefined: absent). */
+  readonly want: string;
+  readonly have: string | undefined;
+  /** Field managers that own the field live, other than the delivery tools. */
+  readonly changedBy: readonly string[];
+}
+
+export interface ObjectState {
+  readonly kind: string;
+  readonly name: string;
+  readonly namespace?: string;
+  readonly state: 'ok' | 'missing' | 'drifted' | 'unread';
+  readonly drifted?: readonly DriftedField[];
+  /** Set when no delivery tool manages any of its fields: who does. */
+  readonly otherOwners?: readonly string[];
+}
+
+const json = (v: unknown): string => JSON.stringify(v) ?? 'undefined';
+
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function keyPath(base: string, k: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? (base ? `${base}.${k}` : k) : `${base}[${JSON.stringify(k)}]`;
+}
+
+/** Segments as managedFields spells them (`f:<key>` for map keys, `i:<n>` positional). */
+type Segment = { readonly key: string } | { readonly index: number };
+
+function compare(
+  want: unknown,
+  have: unknown,
+  path: string,
+  segs: Segment[],
+  out: [string, Segment[], unknown, unknown][],
+) {
+  if (isObj(want)) {
+    if (!isObj(have)) {
+      out.push([path, segs, want, have]);
+      return;
+    }
+    for (const k of Object.keys(want).sort())
+      compare(want[k], have[k], keyPath(path, k), [...segs, { key: k }], out);
+    return;
+  }
+  if (Array.isArray(want)) {
+    if (!Array.isArray(have) || have.length !== want.length) {
+      out.push([path, segs, want, have]);
+      return;
+    }
+    want.forEach((w, i) => compare(w, have[i], `${path}[${i}]`, [...segs, { index: i }], out));
+    return;
+  }
+  if (want !== have && !(typeof want === 'number' && typeof have === 'string' && String(want) === have))
+    out.push([path, segs, want, have]);
+}
+
+interface ManagedEntry {
+  readonly manager?: string;
+  readonly fieldsV1?: Obj;
+  readonly subresource?: string;
+}
+
+/** Whether `fields` (a fieldsV1 tree) holds the path, or the whole list/map at a prefix of it. */
+function owns(fields: Obj | undefined, segs: readonly Segment[]): boolean {
+  let cur: Obj | undefined = fields;
+  for (const s of segs) {
+    if (!cur) return false;
+    if ('key' in s) {
+      const next = cur[`f:${s.key}`];
+      if (!isObj(next)) return false;
+      cur = next;
+    } else {
+      // List items are keyed (`k:{...}`, `v:...`) or positional: owning any item of the list is
+      // counted as owning the one that drifted.
+      return Object.keys(cur).some((k) => k !== '.');
+    }
+  }
+  return cur !== undefined;
+}
+
+function managers(live: Obj): ManagedEntry[] {
+  const mf = (live.metadata as Obj | undefined)?.managedFields;
+  return Array.isArray(mf) ? (mf as ManagedEntry[]) : [];
+}
+
+export function compareObject(o: BundleObject, live: Obj | undefined): ObjectState {
+  const id = { kind: o.kind, name: o.name, ...(o.namespace ? { namespace: o.namespace } : {}) };
+  if (!live) return { ...id, state: 'missing' };
+  const diffs: [string, Segment[], unknown, unknown][] = [];
+  const { apiVersion: _a, kind: _k, ...rendered } = o.object;
+  compare(rendered, live, '', [], diffs);
+  const entries = managers(live).filter((m) => !m.subresource);
+  const delivered = entries.some((m) => m.manager !== undefined && DELIVERY_MANAGERS.includes(m.manager));
+  const others = [...new Set(entries.map((m) => m.manager ?? '(unnamed)'))].filter(
+    (m) => !DELIVERY_MANAGERS.includes(m),
+  );
+  const drifted = diffs.map(([path, segs, want, have]) => ({
+    path,
+    want: o.kind === 'Secret' ? '(not shown)' : json(want),
+    have: have === undefined ? undefined : o.kind === 'Secret' ? '(not shown)' : json(have),
+    changedBy: entries
+      .filter((m) => m.manager && !DELIVERY_MANAGERS.includes(m.manager) && owns(m.fieldsV1, segs))
+      .map((m) => m.manager!)
+      .sort(),
+  }));
+  return {
+    ...id,
+    state: drifted.length > 0 ? 'drifted' : 'ok',
+    ...(drifted.length > 0 ? { drifted } : {}),
+    ...(delivered ? {} : { otherOwners: others.sort() }),
+  };
+}

@@ -1,0 +1,507 @@
+/**
+ * The live ClusterSet in the model's terms: a pure function of the plan, the bundles in out/ and
+ * what was read from each cluster (live.ts). Every mismatch is also one line of `problems`, so that
+ * the exit code, the text and the JSON agree on what "matches the model" means.
+ *
+ * The JSON form of StatusReport is the documented, stable output of `status --format json`
+ * (README, "clusterset status"): fields are added, never renamed or removed, within `version: 1`.
+ */
+import {
+  acnpImportName,
+  announceName,
+  BUILTIN_TIERS,
+  clusterInfoName,
+  memberImportName,
+  RECONCILER_NAME,
+  serviceExportName,
+  TOUCH_TS_ANNOTATION,
+} from '../names';
+import type { Plan, PlannedPolicy, PlannedService } from '../plan';
+import { compareObject, type ObjectState } from './delivered';
+import {
+  ACNP_IMPORT_FAILED,
+  bundleKey,
+  findNamed,
+  isUnread,
+  kindKey,
+  listOf,
+  nameOf,
+  type BundleObject,
+  type ClusterRead,
+  type Obj,
+} from './live';
+
+/** A member whose announce is older than this is reported stale (Antrea refreshes it every 10 s). */
+export const ANNOUNCE_STALE_SECONDS = 30;
+
+export interface Condition {
+  readonly status: string;
+  readonly reason?: string;
+  readonly message?: string;
+}
+
+export interface ClusterReport {
+  readonly id: string;
+  readonly role: 'leader' | 'member';
+  readonly reachable: boolean;
+  readonly error?: string;
+  /** Collections that could not be listed, with why. */
+  readonly unreadable: readonly { readonly collection: string; readonly error: string }[];
+  readonly delivered: {
+    readonly total: number;
+    readonly ok: number;
+    /** Objects not compared: Secrets (never read) and objects whose collection could not be read. */
+    readonly unread: number;
+    /** Every object that is missing, drifted or owned by someone else. */
+    readonly objects: readonly ObjectState[];
+  };
+  /** Members only. */
+  readonly membership?: {
+    readonly announce: { readonly present: boolean; readonly ageSeconds?: number };
+    /** The leader ClusterSet's `status.clusterStatuses[].conditions[type=Ready]` for this member. */
+    readonly leaderView?: Condition;
+    /** This member's own ClusterSet `status.conditions[type=Ready]`. */
+    readonly ready?: Condition;
+  };
+  /** The leader only: the reconciler's Lease. */
+  readonly reconciler?: {
+    readonly holder?: string;
+    readonly renewedSecondsAgo?: number;
+    readonly leaseDurationSeconds?: number;
+    readonly healthy: boolean;
+  };
+  /** Members only: label identities and ClusterInfo imports held. */
+  readonly identities?: { readonly labelIdentities: number; readonly clusterInfoImports: number };
+}
+
+export interface ExporterReport {
+  readonly cluster: string;
+  /** Whether the exporting member could be read (its ServiceExport is unknown otherwise). */
+  readonly reachable: boolean;
+  /** ServiceExport `status.conditions[type=Valid]` in the exporting member. */
+  readonly serviceExport?: Condition;
+  readonly serviceExportPresent: boolean;
+  /** The Service ResourceExport's status on the leader: `Succeeded`, or the failure's reason. */
+  readonly export: { readonly present: boolean; readonly condition?: Condition & { readonly type: string } };
+  /** Endpoint addresses the member exports (its `-endpoints` ResourceExport). */
+  readonly endpoints: number;
+}
+
+export interface ImporterReport {
+  readonly cluster: string;
+  readonly present: boolean;
+  readonly endpoints: number;
+  /** Exporters those endpoints come from (sorted); `unknown` for an address no export carries. */
+  readonly from: readonly string[];
+}
+
+export interface ServiceReport {
+  readonly namespace: string;
+  readonly name: string;
+  readonly exporters: readonly ExporterReport[];
+  readonly importers: readonly ImporterReport[];
+  /** Some member holds endpoints for it. */
+  readonly reachable: boolean;
+}
+
+export interface PolicyMemberReport {
+  readonly cluster: string;
+  readonly present: boolean;
+  readonly tier: string;
+  readonly tierPresent: boolean;
+  /** Antrea's ACNPImportFailed events for this member (baseline policies). */
+  readonly events: readonly string[];
+}
+
+export interface PolicyReport {
+  readonly name: string;
+  readonly kind: 'baseline' | 'stretched';
+  /** The object members hold: `antrea-mc-<name>` (imported) or `<name>` (delivered). */
+  readonly object: string;
+  readonly members: readonly PolicyMemberReport[];
+}
+
+export interface IdentityReport {
+  readonly labelIdentities: { readonly exports: number; readonly imports: number };
+  readonly clusterInfos: { readonly exports: number; readonly imports: number };
+  /** ResourceExports of those kinds whose status is a failure: `name: message`. */
+  readonly refused: readonly string[];
+}
+
+export interface StatusReport {
+  readonly version: 1;
+  readonly clusterSet: string;
+  readonly leader: string;
+  /** RFC 3339: when the report was made. */
+  readonly at: string;
+  readonly ok: boolean;
+  readonly clusters: readonly ClusterReport[];
+  readonly services: readonly ServiceReport[];
+  readonly policies: readonly PolicyReport[];
+  readonly identities?: IdentityReport;
+  /** Every mismatch, one line each, prefixed by what it concerns. */
+  readonly problems: readonly string[];
+}
+
+export interface StatusInput {
+  readonly plan: Plan;
+  /** Cluster ID → its bundle's objects in out/. */
+  readonly bundles: ReadonlyMap<string, readonly BundleObject[]>;
+  /** Cluster ID → what was read (every cluster of the plan). */
+  readonly reads: ReadonlyMap<string, ClusterRead>;
+  readonly nowMs: number;
+}
+
+function conditionOf(o: Obj | undefined, type?: string): (Condition & { type: string }) | undefined {
+  const cs = (o?.status as Obj | undefined)?.conditions;
+  if (!Array.isArray(cs)) return undefined;
+  const c = (type ? cs.find((x: Obj) => x.type === type) : cs[0]) as Obj | undefined;
+  if (!c) return undefined;
+  return {
+    type: String(c.type ?? ''),
+    status: String(c.status ?? ''),
+    ...(c.reason ? { reason: String(c.reason) } : {}),
+    ...(c.message ? { message: String(c.message) } : {}),
+  };
+}
+
+function describeCondition(c: Condition | undefined): string {
+  if (!c) return 'no status';
+  return [c.status, c.reason, c.message].filter(Boolean).join(': ');
+}
+
+function annotations(o: Obj | undefined): Obj {
+  return ((o?.metadata as Obj | undefined)?.annotations as Obj | undefined) ?? {};
+}
+
+/** The IPs of every address in `subsets`. */
+function addressesOf(subsets: unknown): string[] {
+  if (!Array.isArray(subsets)) return [];
+  return subsets.flatMap((s: Obj) =>
+    Array.isArray(s.addresses) ? s.addresses.map((a: Obj) => String(a.ip ?? '')) : [],
+  );
+}
+
+const secondsSince = (nowMs: number, t: unknown): number | undefined => {
+  const ms = typeof t === 'string' ? Date.parse(t) : NaN;
+  return Number.isNaN(ms) ? undefined : Math.max(0, Math.round((nowMs - ms) / 1000));
+};
+
+class Problems {
+  readonly lines: string[] = [];
+  add(what: string, text: string): void {
+    this.lines.push(`${what}: ${text}`);
+  }
+}
+
+function clusterReport(inp: StatusInput, id: string, p: Problems): ClusterReport {
+  const { plan } = inp;
+  const read = inp.reads.get(id);
+  const role = id === plan.leader.id ? 'leader' : 'member';
+  const bundle = inp.bundles.get(id) ?? [];
+  const unreadable = [...(read?.errors ?? new Map<string, string>())]
+    .map(([collection, error]) => ({ collection, error }))
+    .sort((a, b) => (a.collection < b.collection ? -1 : 1));
+  if (!read || read.unreachable !== undefined) {
+    const error = read?.unreachable ?? 'not read';
+    p.add(id, `cannot be reached: ${error}`);
+    return {
+      id,
+      role,
+      reachable: false,
+      error,
+      unreadable: [],
+      delivered: { total: bundle.length, ok: 0, unread: bundle.length, objects: [] },
+    };
+  }
+  for (const u of unreadable) p.add(id, `cannot list ${u.collection}: ${u.error}`);
+  const objects: ObjectState[] = [];
+  let ok = 0;
+  let unread = 0;
+  for (const o of bundle) {
+    const key = bundleKey(o);
+    const list = key ? listOf(read, key) : undefined;
+    if (isUnread(o) || !list) {
+      unread++;
+      continue;
+    }
+    const s = compareObject(o, findNamed(list, o.name));
+    const ref = `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
+    if (s.state === 'missing') p.add(id, `${ref} is missing`);
+    if (s.state === 'drifted')
+      for (const d of s.drifted ?? [])
+        p.add(
+          id,
+          `${ref} drifted: ${d.path} is ${d.have ?? 'absent'}, the bundle has ${d.want}${
+            d.changedBy.length > 0 ? ` (changed by ${d.changedBy.join(', ')})` : ''
+          }`,
+        );
+    if (s.otherOwners && s.state !== 'missing')
+      p.add(
+        id,
+        `${ref} is not managed by Argo CD or Flux${s.otherOwners.length > 0 ? `: owned by ${s.otherOwners.join(', ')}` : ''}`,
+      );
+    if (s.state === 'ok' && !s.otherOwners) ok++;
+    else objects.push(s);
+  }
+  const base = {
+    id,
+    role,
+    reachable: true,
+    unreadable,
+    delivered: { total: bundle.length, ok, unread, objects },
+  } as const;
+  if (role === 'leader') {
+    const lease = findNamed(listOf(read, kindKey('Lease', plan.leaderNamespace)), RECONCILER_NAME);
+    const spec = (lease?.spec as Obj | undefined) ?? {};
+    const holder =
+      typeof spec.holderIdentity === 'string' && spec.holderIdentity ? spec.holderIdentity : undefined;
+    const renewed = secondsSince(inp.nowMs, spec.renewTime);
+    const duration = typeof spec.leaseDurationSeconds === 'number' ? spec.leaseDurationSeconds : undefined;
+    const healthy = holder !== undefined && renewed !== undefined && renewed <= (duration ?? 15);
+    if (!healthy)
+      p.add(
+        id,
+        holder === undefined
+          ? `the reconciler holds no Lease ${plan.leaderNamespace}/${RECONCILER_NAME}: is it running?`
+          : `the reconciler's Lease (holder ${holder}) was last renewed ${renewed ?? '?'} s ago, over its ${duration ?? 15} s`,
+      );
+    return {
+      ...base,
+      reconciler: {
+        ...(holder !== undefined ? { holder } : {}),
+        ...(renewed !== undefined ? { renewedSecondsAgo: renewed } : {}),
+        ...(duration !== undefined ? { leaseDurationSeconds: duration } : {}),
+        healthy,
+      },
+    };
+  }
+  return base;
+}
+
+function membership(inp: StatusInput, id: string, p: Problems): ClusterReport['membership'] {
+  const { plan } = inp;
+  const leader = inp.reads.get(plan.leader.id);
+  const out: {
+    announce: { present: boolean; ageSeconds?: number };
+    leaderView?: Condition;
+    ready?: Condition;
+  } = {
+    announce: { present: false },
+  };
+  if (leader && !leader.unreachable) {
+    const a = findNamed(
+      listOf(leader, kindKey('MemberClusterAnnounce', plan.leaderNamespace)),
+      announceName(id),
+    );
+    const age = secondsSince(inp.nowMs, annotations(a)[TOUCH_TS_ANNOTATION]);
+    out.announce = { present: a !== undefined, ...(age !== undefined ? { ageSeconds: age } : {}) };
+    if (!a)
+      p.add(id, `has not announced itself to the leader (no MemberClusterAnnounce ${announceName(id)})`);
+    else if (age === undefined || age > ANNOUNCE_STALE_SECONDS)
+      p.add(
+        id,
+        `last announced itself ${age ?? '?'} s ago (Antrea refreshes it every 10 s): is its controller running?`,
+      );
+    const cs = findNamed(listOf(leader, kindKey('ClusterSet', plan.leaderNamespace)), plan.clusterSetId);
+    const statuses = (cs?.status as Obj | undefined)?.clusterStatuses;
+    const mine = Array.isArray(statuses) ? (statuses as Obj[]).find((s) => s.clusterID === id) : undefined;
+    const c = mine ? conditionOf({ status: mine }, 'Ready') : undefined;
+    if (c) out.leaderView = c;
+    if (c?.status !== 'True')
+      p.add(id, `the leader ClusterSet reports it ${c ? describeCondition(c) : 'not at all'}`);
+  }
+  const own = inp.reads.get(id);
+  if (own && !own.unreachable) {
+    const cs = findNamed(listOf(own, kindKey('ClusterSet', plan.memberNamespace)), plan.clusterSetId);
+    const c = conditionOf(cs, 'Ready');
+    if (c) out.ready = c;
+    if (c?.status !== 'True')
+      p.add(
+        id,
+        `its ClusterSet ${plan.memberNamespace}/${plan.clusterSetId} is not Ready (${describeCondition(c)})`,
+      );
+  }
+  return out;
+}
+
+function serviceReport(inp: StatusInput, svc: PlannedService, p: Problems): ServiceReport {
+  const { plan } = inp;
+  const what = `${svc.namespace}/${svc.name}`;
+  const leader = inp.reads.get(plan.leader.id);
+  const exportsList =
+    leader && !leader.unreachable
+      ? listOf(leader, kindKey('ResourceExport', plan.leaderNamespace))
+      : undefined;
+  const ipOwner = new Map<string, string>();
+  const exporters: ExporterReport[] = svc.exportedFrom.map((id) => {
+    const own = inp.reads.get(id);
+    const se =
+      own && !own.unreachable
+        ? findNamed(listOf(own, kindKey('ServiceExport', svc.namespace)), svc.name)
+        : undefined;
+    const valid = conditionOf(se, 'Valid');
+    if (own && !own.unreachable) {
+      if (!se) p.add(what, `${id} has no ServiceExport`);
+      else if (valid?.status !== 'True')
+        p.add(what, `${id}'s ServiceExport is not Valid (${describeCondition(valid)})`);
+    }
+    const re = findNamed(exportsList, serviceExportName(id, svc.namespace, svc.name, 'service'));
+    const ep = findNamed(exportsList, serviceExportName(id, svc.namespace, svc.name, 'endpoints'));
+    const ips = addressesOf(((ep?.spec as Obj | undefined)?.endpoints as Obj | undefined)?.subsets);
+    for (const ip of ips) ipOwner.set(ip, id);
+    const cond = conditionOf(re);
+    if (exportsList) {
+      if (!re)
+        p.add(
+          what,
+          `${id} exports nothing to the leader (no ResourceExport ${serviceExportName(id, svc.namespace, svc.name, 'service')})`,
+        );
+      else if (!cond) p.add(what, `${id}'s export has no status yet: is the reconciler running?`);
+      else if (cond.type !== 'Succeeded')
+        p.add(what, `${id}'s export is refused: ${[cond.reason, cond.message].filter(Boolean).join(': ')}`);
+    }
+    return {
+      cluster: id,
+      reachable: own !== undefined && own.unreachable === undefined,
+      serviceExportPresent: se !== undefined,
+      ...(valid ? { serviceExport: valid } : {}),
+      export: { present: re !== undefined, ...(cond ? { condition: cond } : {}) },
+      endpoints: ips.length,
+    };
+  });
+  const expected = exporters
+    .filter((e) => e.export.condition?.type === 'Succeeded' && e.endpoints > 0)
+    .map((e) => e.cluster)
+    .sort();
+  const importers: ImporterReport[] = [];
+  for (const m of plan.members) {
+    const own = inp.reads.get(m.id);
+    if (!own || own.unreachable) continue;
+    const eps = findNamed(listOf(own, kindKey('Endpoints', svc.namespace)), memberImportName(svc.name));
+    const ips = addressesOf(eps?.subsets);
+    const from = [...new Set(ips.map((ip) => ipOwner.get(ip) ?? 'unknown'))].sort();
+    importers.push({ cluster: m.id, present: eps !== undefined, endpoints: ips.length, from });
+    if (expected.length > 0 && from.join(',') !== expected.join(','))
+      p.add(
+        what,
+        eps === undefined
+          ? `${m.id} has not imported it (no Endpoints ${svc.namespace}/${memberImportName(svc.name)})`
+          : `${m.id} reaches it through ${from.length > 0 ? from.join(', ') : 'no exporter'}, not ${expected.join(', ')}`,
+      );
+  }
+  const reachable = importers.some((i) => i.endpoints > 0);
+  if (!reachable && importers.length > 0)
+    p.add(what, 'no member can reach it: no member holds an endpoint for it');
+  return { namespace: svc.namespace, name: svc.name, exporters, importers, reachable };
+}
+
+/** Antrea's member controller writes the cluster ID last: "... in importing cluster <id>". */
+function eventCluster(message: string): string | undefined {
+  return /cluster (\S+)$/.exec(message)?.[1];
+}
+
+function policyReport(inp: StatusInput, pol: PlannedPolicy, p: Problems): PolicyReport {
+  const { plan } = inp;
+  const object = pol.kind === 'baseline' ? memberImportName(pol.name) : pol.name;
+  const tier = pol.tier ?? 'application';
+  const leader = inp.reads.get(plan.leader.id);
+  const events = (
+    leader && !leader.unreachable
+      ? (listOf(leader, kindKey('Event', plan.leaderNamespace, `reason=${ACNP_IMPORT_FAILED}`)) ?? [])
+      : []
+  ).filter(
+    (e) => ((e.involvedObject as Obj | undefined)?.name as string | undefined) === acnpImportName(pol.name),
+  );
+  const members: PolicyMemberReport[] = [];
+  for (const id of pol.members) {
+    const own = inp.reads.get(id);
+    if (!own || own.unreachable) continue;
+    const present = findNamed(listOf(own, kindKey('ClusterNetworkPolicy')), object) !== undefined;
+    const tierPresent =
+      BUILTIN_TIERS.includes(tier) || findNamed(listOf(own, kindKey('Tier')), tier) !== undefined;
+    const mine = events
+      .filter((e) => eventCluster(String(e.message ?? '')) === id)
+      .map((e) => String(e.message ?? ''))
+      .sort();
+    const msgs = [...new Set(mine)];
+    members.push({ cluster: id, present, tier, tierPresent, events: msgs });
+    const what = `policy ${pol.name}`;
+    if (!present) p.add(what, `${id} does not hold ClusterNetworkPolicy ${object}`);
+    if (!tierPresent) p.add(what, `${id} has no Tier ${tier}`);
+    for (const m of msgs) p.add(what, `${id}: Antrea could not import it: ${m}`);
+  }
+  return { name: pol.name, kind: pol.kind, object, members };
+}
+
+function identityReport(inp: StatusInput, p: Problems): IdentityReport | undefined {
+  const { plan } = inp;
+  const leader = inp.reads.get(plan.leader.id);
+  if (!leader || leader.unreachable) return undefined;
+  const res = listOf(leader, kindKey('ResourceExport', plan.leaderNamespace)) ?? [];
+  const ris = listOf(leader, kindKey('ResourceImport', plan.leaderNamespace)) ?? [];
+  const ofKind = (list: readonly Obj[], kind: string) =>
+    list.filter((o) => (o.spec as Obj | undefined)?.kind === kind);
+  const refused = [...ofKind(res, 'LabelIdentity'), ...ofKind(res, 'ClusterInfo')]
+    .filter((o) => conditionOf(o)?.type === 'Failure')
+    .map((o) => `${nameOf(o)}: ${describeCondition(conditionOf(o))}`)
+    .sort();
+  for (const r of refused) p.add('identities', `export refused: ${r}`);
+  const labelImports = ofKind(ris, 'LabelIdentity');
+  const infoImports = ofKind(ris, 'ClusterInfo').map(nameOf);
+  for (const m of plan.members) {
+    const own = inp.reads.get(m.id);
+    if (!own || own.unreachable) continue;
+    const held = listOf(own, kindKey('LabelIdentity'))?.length;
+    if (m.enableStretchedNetworkPolicy && held !== undefined && held !== labelImports.length)
+      p.add(m.id, `holds ${held} label identities; the leader has ${labelImports.length}`);
+    const infos = listOf(own, kindKey('ClusterInfoImport', plan.memberNamespace))?.length;
+    const want = infoImports.filter((n) => n !== clusterInfoName(m.id)).length;
+    if (infos !== undefined && infos !== want)
+      p.add(m.id, `holds ${infos} ClusterInfo imports; the leader has ${want} for it`);
+  }
+  return {
+    labelIdentities: { exports: ofKind(res, 'LabelIdentity').length, imports: labelImports.length },
+    clusterInfos: { exports: ofKind(res, 'ClusterInfo').length, imports: infoImports.length },
+    refused,
+  };
+}
+
+export function statusReport(inp: StatusInput): StatusReport {
+  const { plan } = inp;
+  const p = new Problems();
+  const ids = [plan.leader.id, ...plan.members.map((m) => m.id).filter((id) => id !== plan.leader.id)];
+  const clusters = ids.map((id) => {
+    const c = clusterReport(inp, id, p);
+    if (!plan.members.some((m) => m.id === id)) return c;
+    const own = inp.reads.get(id);
+    const identities =
+      c.reachable && own
+        ? {
+            identities: {
+              labelIdentities: listOf(own, kindKey('LabelIdentity'))?.length ?? 0,
+              clusterInfoImports:
+                listOf(own, kindKey('ClusterInfoImport', plan.memberNamespace))?.length ?? 0,
+            },
+          }
+        : {};
+    return { ...c, membership: membership(inp, id, p), ...identities };
+  });
+  const services = plan.services.map((s) => serviceReport(inp, s, p));
+  const policies = [...plan.baselinePolicies, ...plan.stretchedPolicies]
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map((pol) => policyReport(inp, pol, p));
+  const identities = identityReport(inp, p);
+  return {
+    version: 1,
+    clusterSet: plan.clusterSetId,
+    leader: plan.leader.id,
+    at: new Date(inp.nowMs).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    ok: p.lines.length === 0,
+    clusters,
+    services,
+    policies,
+    ...(identities ? { identities } : {}),
+    problems: p.lines,
+  };
+}

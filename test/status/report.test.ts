@@ -1,0 +1,235 @@
+/**
+ * The status report from live state built in memory (live-state.ts): a healthy set matches with no
+ * problem; each scenario breaks one thing and the report names it; goldens of the text and markdown
+ * forms for a set with one of each; the JSON form is the report itself.
+ */
+import * as path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import clusterSet from '../../clusterset';
+import { kindKey, type Obj } from '../../lib/status/live';
+import { statusReport, type StatusReport } from '../../lib/status/report';
+import { formatStatus } from '../../lib/status/format';
+import { collectionsFor } from '../../lib/status/live';
+import { resourceOf } from '../../lib/status/resources';
+import { statusRules } from '../../lib/status/rbac';
+import { matchGolden } from '../helpers/golden';
+import { clusterIp, liveSet, NOW, readsOf, type LiveSet } from './live-state';
+
+const GOLDEN = path.join(__dirname, 'golden');
+
+function report(s: LiveSet): StatusReport {
+  return statusReport({ plan: s.plan, bundles: s.bundles, reads: readsOf(s), nowMs: NOW });
+}
+
+const named = (list: Obj[] | undefined, name: string): Obj => {
+  const o = list?.find((x) => (x.metadata as Obj).name === name);
+  if (!o) throw new Error(`no ${name}`);
+  return o;
+};
+
+/** Breaks one of each: a drifted object, a refused export, a missing Tier, a member down. */
+function broken(): LiveSet {
+  const s = liveSet(clusterSet);
+  const { plan } = s;
+  // east: the member controller Deployment's annotation edited by hand.
+  const east = s.lists.get('east')!;
+  const cs = named(east.get(kindKey('ClusterSet', plan.memberNamespace)), plan.clusterSetId);
+  (cs.spec as Obj).namespace = 'elsewhere';
+  (cs.metadata as Obj).managedFields = [
+    { manager: 'argocd-controller', operation: 'Apply', fieldsV1: { 'f:spec': { 'f:leaders': {} } } },
+    { manager: 'kubectl-edit', operation: 'Update', fieldsV1: { 'f:spec': { 'f:namespace': {} } } },
+  ];
+  // west's export of shop/cart refused for a port mismatch (what the reconciler writes).
+  const res = s.lists.get(plan.leader.id)!.get(kindKey('ResourceExport', plan.leaderNamespace))!;
+  const re = named(res, 'west-shop-cart-service');
+  re.status = {
+    conditions: [
+      {
+        type: 'Failure',
+        status: 'False',
+        reason: 'ConvergeFailure',
+        message:
+          "ResourceExport can't be converged to ResourceImport: ports [{http 8080 TCP}] don't match the model's [{http 80 TCP}]",
+      },
+    ],
+  };
+  // The refused exporter's endpoints are not merged: the import and the members' Endpoints hold east's.
+  const ris = s.lists.get(plan.leader.id)!.get(kindKey('ResourceImport', plan.leaderNamespace))!;
+  const ri = named(ris, 'shop-cart-endpoints');
+  const westIp = clusterIp('west', 'shop', 'cart');
+  const only = (subsets: Obj[]) => subsets.filter((x) => (x.addresses as Obj[])[0]!.ip !== westIp);
+  ((ri.spec as Obj).endpoints as Obj).subsets = only(((ri.spec as Obj).endpoints as Obj).subsets as Obj[]);
+  for (const m of plan.members) {
+    const l = s.lists.get(m.id)!.get(kindKey('Endpoints', 'shop'))!;
+    const eps = named(l, 'antrea-mc-cart');
+    eps.subsets = only(eps.subsets as Obj[]);
+  }
+  // central has no Tier clusterset-baseline: Antrea posts its Event and imports no policy.
+  const central = s.lists.get('central')!;
+  central.set(
+    kindKey('Tier'),
+    central.get(kindKey('Tier'))!.filter((t) => (t.metadata as Obj).name !== 'clusterset-baseline'),
+  );
+  central.set(
+    kindKey('ClusterNetworkPolicy'),
+    central
+      .get(kindKey('ClusterNetworkPolicy'))!
+      .filter((p) => (p.metadata as Obj).name !== 'antrea-mc-deny-cross-ns-payments'),
+  );
+  s.lists
+    .get(plan.leader.id)!
+    .get(kindKey('Event', plan.leaderNamespace, 'reason=ACNPImportFailed'))!
+    .push({
+      metadata: {
+        name: 'deny-cross-ns-payments-antreaclusternetworkpolicy.18a0c2f1e3b4d5c6',
+        namespace: plan.leaderNamespace,
+      },
+      involvedObject: { kind: 'ResourceImport', name: 'deny-cross-ns-payments-antreaclusternetworkpolicy' },
+      reason: 'ACNPImportFailed',
+      message: 'ACNP Tier clusterset-baseline does not exist in importing cluster central',
+    });
+  // edge is down.
+  s.unreachable.set('edge', 'connect ECONNREFUSED 10.0.0.9:6443');
+  return s;
+}
+
+test('a healthy set matches the model: no problem, every object as rendered', () => {
+  const r = report(liveSet(clusterSet));
+  assert.equal(r.problems, []);
+  assert.ok(r.ok);
+  for (const c of r.clusters) {
+    assert.ok(c.reachable, c.id);
+    assert.equal(c.delivered.objects, [], c.id);
+    assert.is(c.delivered.ok + c.delivered.unread, c.delivered.total, c.id);
+  }
+  for (const s of r.services) {
+    assert.ok(s.reachable, `${s.namespace}/${s.name}`);
+    for (const i of s.importers) assert.equal(i.from, [...s.exporters.map((e) => e.cluster)].sort());
+  }
+});
+
+test('each break is reported once, with what it concerns', () => {
+  const r = report(broken());
+  assert.not.ok(r.ok);
+  const has = (re: RegExp) =>
+    assert.ok(
+      r.problems.some((p) => re.test(p)),
+      `${re} in:\n${r.problems.join('\n')}`,
+    );
+  has(
+    /^east: ClusterSet kube-system\/prod-set drifted: spec\.namespace is "elsewhere", the bundle has "antrea-multicluster" \(changed by kubectl-edit\)$/,
+  );
+  has(/^shop\/cart: west's export is refused: ConvergeFailure: .*don't match/);
+  has(/^central: Tier clusterset-baseline is missing$/);
+  has(/^policy deny-cross-ns-payments: central has no Tier clusterset-baseline$/);
+  has(
+    /^policy deny-cross-ns-payments: central does not hold ClusterNetworkPolicy antrea-mc-deny-cross-ns-payments$/,
+  );
+  has(
+    /^policy deny-cross-ns-payments: central: Antrea could not import it: ACNP Tier clusterset-baseline does not exist in importing cluster central$/,
+  );
+  assert.not.ok(
+    r.problems.some((p) => p.startsWith('policy allow-dns')),
+    'allow-dns is in a built-in Tier',
+  );
+  has(/^edge: cannot be reached: connect ECONNREFUSED/);
+  // An unreachable member blocks nothing else: the others are still read and compared.
+  assert.ok(r.clusters.find((c) => c.id === 'west')!.reachable);
+  // Endpoints now come from east only: members still reach shop/cart, through east, as expected.
+  const cart = r.services.find((x) => x.name === 'cart')!;
+  assert.ok(cart.reachable);
+  assert.equal(cart.importers.find((i) => i.cluster === 'west')!.from, ['east']);
+  assert.not.ok(r.problems.some((p) => /reaches it through/.test(p)));
+});
+
+test('a missing object, an object owned by someone else, and a Service no member can reach', () => {
+  const s = liveSet(clusterSet);
+  const { plan } = s;
+  const west = s.lists.get('west')!;
+  const key = kindKey('ServiceExport', 'shop');
+  const central = s.lists.get('central')!;
+  central.set(
+    key,
+    central.get(key)!.filter((o) => (o.metadata as Obj).name !== 'catalog'),
+  );
+  const tiers = west.get(kindKey('Tier'))!;
+  (named(tiers, 'clusterset-baseline').metadata as Obj).managedFields = [
+    { manager: 'kubectl-client-side-apply', operation: 'Update', fieldsV1: {} },
+  ];
+  for (const m of plan.members) {
+    const k = kindKey('Endpoints', 'platform');
+    const l = s.lists.get(m.id)!;
+    l.set(
+      k,
+      l.get(k)!.filter((o) => (o.metadata as Obj).name !== 'antrea-mc-dns-cache'),
+    );
+  }
+  const r = report(s);
+  const has = (re: RegExp) =>
+    assert.ok(
+      r.problems.some((p) => re.test(p)),
+      `${re} in:\n${r.problems.join('\n')}`,
+    );
+  has(/^central: ServiceExport shop\/catalog is missing$/);
+  has(/^shop\/catalog: central has no ServiceExport$/);
+  has(
+    /^west: Tier clusterset-baseline is not managed by Argo CD or Flux: owned by kubectl-client-side-apply$/,
+  );
+  has(/^platform\/dns-cache: no member can reach it/);
+  assert.not.ok(r.services.find((x) => x.name === 'dns-cache')!.reachable);
+});
+
+test('a stale announce and a reconciler whose Lease expired', () => {
+  const s = liveSet(clusterSet);
+  const { plan } = s;
+  const leader = s.lists.get(plan.leader.id)!;
+  const a = named(
+    leader.get(kindKey('MemberClusterAnnounce', plan.leaderNamespace)),
+    'member-announce-from-west',
+  );
+  (a.metadata as Obj).annotations = { 'touch-ts': new Date(NOW - 600_000).toISOString() };
+  const lease = named(leader.get(kindKey('Lease', plan.leaderNamespace)), 'clusterset-reconciler');
+  (lease.spec as Obj).renewTime = new Date(NOW - 60_000).toISOString();
+  const r = report(s);
+  const has = (re: RegExp) =>
+    assert.ok(
+      r.problems.some((p) => re.test(p)),
+      `${re} in:\n${r.problems.join('\n')}`,
+    );
+  has(/^west: last announced itself 600 s ago/);
+  has(/^hub: the reconciler's Lease \(holder .*\) was last renewed 60 s ago, over its 15 s$/);
+});
+
+test('goldens: text and markdown of a set with one break of each kind; json is the report', () => {
+  const r = report(broken());
+  const files = new Map([
+    ['broken.txt', formatStatus(r, 'text')],
+    ['broken.md', formatStatus(r, 'markdown')],
+    ['healthy.txt', formatStatus(report(liveSet(clusterSet)), 'text')],
+  ]);
+  const problems = matchGolden(files, GOLDEN);
+  assert.equal(problems, [], problems.join('\n'));
+  assert.equal(JSON.parse(formatStatus(r, 'json')), JSON.parse(JSON.stringify(r)));
+});
+
+test('every kind a bundle renders is in the resource table, and the status role covers every collection', () => {
+  const s = liveSet(clusterSet);
+  const allowed = new Set(statusRules().flatMap((r) => r.resources.map((x) => `${r.apiGroups[0]}/${x}`)));
+  for (const [id, objs] of s.bundles) {
+    for (const o of objs) assert.ok(resourceOf(o.apiVersion, o.kind), `${o.apiVersion} ${o.kind}`);
+    for (const key of collectionsFor(s.plan, id, objs)) {
+      const parts = key.split('?')[0]!.split('/');
+      // /api/v1/[namespaces/<ns>/]<plural> or /apis/<group>/<version>/[namespaces/<ns>/]<plural>
+      const group = parts[1] === 'api' ? '' : parts[2]!;
+      const plural = parts[parts.length - 1]!;
+      assert.ok(allowed.has(`${group}/${plural}`), `${key} not readable by the status role`);
+    }
+  }
+  assert.not.ok(
+    [...allowed].some((x) => x === '/secrets'),
+    'the status role never reads Secrets',
+  );
+});
+
+test.run();
