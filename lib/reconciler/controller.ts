@@ -36,6 +36,7 @@ import type { Logger } from './log';
 import type { Metrics } from './metrics';
 import {
   MC_API_VERSION,
+  MC_GROUP,
   specDigest,
   trimAnnounce,
   trimClusterSet,
@@ -116,11 +117,18 @@ export class Controller {
   private readonly now: () => number;
   private readonly ns: string;
   private readonly base: string;
+  /**
+   * The leader ClusterSet through v1alpha2, the version the bundle renders and stores: the CRD has
+   * no conversion webhook, so a write through v1alpha1 prunes what v1alpha1 lacks (`spec.clusterID`)
+   * from the stored object.
+   */
+  private readonly clusterSetsPath: string;
 
   constructor(private readonly o: ControllerOptions) {
     this.now = o.now ?? Date.now;
     this.ns = o.config.leaderNamespace;
     this.base = `/apis/${MC_API_VERSION}/namespaces/${this.ns}`;
+    this.clusterSetsPath = `/apis/${MC_GROUP}/v1alpha2/namespaces/${this.ns}/clustersets`;
     const common = {
       client: o.client,
       log: o.log,
@@ -154,7 +162,7 @@ export class Controller {
     });
     this.clusterSets = new Informer({
       ...common,
-      path: `${this.base}/clustersets`,
+      path: this.clusterSetsPath,
       resource: 'clustersets',
       fieldSelector: `metadata.name=${o.config.clusterSetId}`,
       trim: trimClusterSet,
@@ -574,7 +582,7 @@ export class Controller {
         case 'clusterSetStatus': {
           const stored = await c.request<Record<string, unknown>>(
             'PATCH',
-            `${this.base}/clustersets/${a.name}/status?${fm}`,
+            `${this.clusterSetsPath}/${a.name}/status?${fm}`,
             { status: a.status },
             { patch: 'merge' },
           );

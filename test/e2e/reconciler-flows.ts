@@ -11,8 +11,8 @@ import { cluster, service, type ModelDraft } from '../helpers/models';
 import type { Cluster } from '../kube/cluster';
 import { request, stopAll } from '../kube/cluster';
 import { eventually } from '../kube/wait';
-import type { ClusterSetFixture, FixtureOptions } from './fixture';
-import { SimulatedMember } from './member';
+import { simulatedMember, type ClusterSetFixture, type FixtureOptions } from './fixture';
+import type { SimulatedMember } from './member';
 import { metricSum, type LogLine } from './reconciler-process';
 
 /** A running reconciler, however it runs: a process, or the Pods of the leader's Deployment. */
@@ -149,16 +149,7 @@ export function flowsSuite(title: string, prefix: string, driver: ReconcilerDriv
   const context = (): Promise<Ctx> => {
     ctx ??= (async () => {
       const f = await driver.setUp(model(), prefix, { memberClusters: ['east', 'west'] });
-      const member = (id: string) =>
-        new SimulatedMember(
-          id,
-          f.leader,
-          f.tokens.get(id)!,
-          f.ns,
-          f.plan.clusterSetId,
-          f.plan.leader.id,
-          f.clusters.get(id),
-        );
+      const member = (id: string) => simulatedMember(f, id);
       const [east, west, north] = [member('east'), member('west'), member('north')];
       const ips = new Map<string, string>();
       for (const m of [east, west]) {
@@ -396,6 +387,14 @@ export function flowsSuite(title: string, prefix: string, driver: ReconcilerDriv
         (status.conditions as Cond[]).map((x) => [x.type, x.status]),
         [['Ready', 'True']],
       );
+      // The status write went through v1alpha2: a v1alpha1 write would have pruned spec.clusterID
+      // (no conversion webhook), and Argo CD would see the leader ClusterSet drift.
+      const v2 = await request(
+        c.f.leader.admin,
+        'GET',
+        `/apis/multicluster.crd.antrea.io/v1alpha2/namespaces/${c.f.ns}/clustersets/${c.f.plan.clusterSetId}`,
+      );
+      assert.is((v2.json as { spec?: { clusterID?: string } }).spec?.clusterID, c.f.plan.leader.id);
     },
   );
 
