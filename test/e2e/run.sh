@@ -5,10 +5,10 @@
 # Argo CD's tracking and cascade deletion (test/argocd-gc, cached in .cache/argocd-gc), then runs
 # every test/e2e/*.test.ts with uvu; image.test.ts builds the reconciler image with podman
 # (test/image/build.sh, root, cached in .cache/image and .cache/podman). The exit code is uvu's
-# (non-zero on any failure).
+# (non-zero on any failure), or 1 when fewer tests passed than ran (scripts/uvu-strict.sh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 bash test/kube/build.sh > /dev/null
 bash test/flux-gc/build.sh > /dev/null
 bash test/argocd-gc/build.sh > /dev/null
-exec node_modules/.bin/uvu -r tsx test/e2e '.*\.test\.ts$' "$@"
+exec bash scripts/uvu-strict.sh -r tsx test/e2e '.*\.test\.ts$' "$@"
