@@ -10,11 +10,14 @@
 import type { CommandModule } from 'yargs';
 import { explain, formatReport, UnknownClusterError, type ExplainFormat } from '../explain';
 import { planModelFile } from './model';
+import { statusRbacYaml } from '../status/rbac';
 
 interface ExplainArgs {
   model: string;
   cluster?: string;
   format: ExplainFormat;
+  'status-rbac': boolean;
+  namespace: string;
 }
 
 /** The yargs command; registered in main.ts. */
@@ -29,12 +32,27 @@ export const explainCommand: CommandModule<object, ExplainArgs> = {
         describe: 'model file (.ts, .js, .json, .yaml)',
       })
       .option('cluster', { type: 'string', describe: 'explain one cluster (its ID)' })
+      .option('status-rbac', {
+        type: 'boolean',
+        default: false,
+        describe:
+          'print the read-only ServiceAccount, ClusterRole and ClusterRoleBinding `clusterset status` needs in each cluster (YAML; the model is not read)',
+      })
+      .option('namespace', {
+        type: 'string',
+        default: 'default',
+        describe: 'with --status-rbac: the namespace of the status ServiceAccount',
+      })
       .option('format', {
         choices: ['text', 'markdown', 'json', 'mermaid'] as const,
         default: 'text' as const,
         describe: 'output format',
       }) as never,
   handler: async (a) => {
+    if (a['status-rbac']) {
+      process.stdout.write(statusRbacYaml(a.namespace));
+      return;
+    }
     const plan = await planModelFile(a.model, { consequence: 'nothing to explain' });
     if (!plan) return;
     try {

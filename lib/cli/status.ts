@@ -9,6 +9,7 @@
  */
 import * as path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
+import type * as ClientNode from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type * as Kube from '../reconciler/kube';
 import type * as Read from '../status/read';
@@ -86,7 +87,7 @@ export function parseContexts(plan: Plan, given: readonly string[]): Map<string,
 
 function loadKubeConfig(file: string | undefined): KubeConfig {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { KubeConfig: KC } = require('@kubernetes/client-node') as typeof import('@kubernetes/client-node');
+  const { KubeConfig: KC } = require('@kubernetes/client-node') as typeof ClientNode;
   const kc = new KC();
   try {
     if (file) kc.loadFromFile(file);
@@ -111,7 +112,7 @@ function targets(plan: Plan, bundles: Map<string, BundleObject[]>, a: StatusArgs
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { KubeClient } = require('../reconciler/kube') as typeof Kube;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { KubeConfig: KC } = require('@kubernetes/client-node') as typeof import('@kubernetes/client-node');
+  const { KubeConfig: KC } = require('@kubernetes/client-node') as typeof ClientNode;
   return plan.clusters.map((c) => {
     const keys = collectionsFor(plan, c.id, bundles.get(c.id) ?? []);
     const ctx = contexts.get(c.id)!;

@@ -102,7 +102,10 @@ export function compareObject(o: BundleObject, live: Obj | undefined): ObjectSta
   const id = { kind: o.kind, name: o.name, ...(o.namespace ? { namespace: o.namespace } : {}) };
   if (!live) return { ...id, state: 'missing' };
   const diffs: [string, Segment[], unknown, unknown][] = [];
-  const { apiVersion: _a, kind: _k, ...rendered } = o.object;
+  // apiVersion and kind name the object; a bundle may render a version other than the stored one.
+  const rendered = Object.fromEntries(
+    Object.entries(o.object).filter(([k]) => k !== 'apiVersion' && k !== 'kind'),
+  );
   compare(rendered, live, '', [], diffs);
   const entries = managers(live).filter((m) => !m.subresource);
   const delivered = entries.some((m) => m.manager !== undefined && DELIVERY_MANAGERS.includes(m.manager));

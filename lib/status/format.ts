@@ -57,13 +57,15 @@ function exporterText(s: ServiceReport): string {
   return s.exporters
     .map((e) => {
       const c = e.export.condition;
-      const st = !e.export.present
-        ? 'not exported'
-        : !c
-          ? 'no status yet'
-          : c.type === 'Succeeded'
-            ? 'Succeeded'
-            : `refused: ${[c.reason, c.message].filter(Boolean).join(': ')}`;
+      const st = !e.export.known
+        ? 'export unknown'
+        : !e.export.present
+          ? 'not exported'
+          : !c
+            ? 'no status yet'
+            : c.type === 'Succeeded'
+              ? 'Succeeded'
+              : `refused: ${[c.reason, c.message].filter(Boolean).join(': ')}`;
       const valid = !e.reachable
         ? ', ServiceExport unknown'
         : e.serviceExport && e.serviceExport.status !== 'True'
@@ -121,7 +123,8 @@ export function formatStatusText(r: StatusReport): string {
   if (r.services.length > 0) {
     out.push('Services');
     for (const s of r.services) {
-      out.push(`  ${s.namespace}/${s.name}${s.reachable ? '' : '  NO MEMBER CAN REACH IT'}`);
+      const unreachable = !s.reachable && s.importers.length > 0;
+      out.push(`  ${s.namespace}/${s.name}${unreachable ? '  NO MEMBER CAN REACH IT' : ''}`);
       out.push(`    exported by ${exporterText(s)}`);
       for (const i of s.importers) out.push(`    ${i.cluster.padEnd(12)} ${importerText(i)}`);
     }
@@ -179,7 +182,7 @@ export function formatStatusMarkdown(r: StatusReport): string {
     for (const s of r.services) {
       const imp = s.importers.map((i) => `${i.cluster}: ${importerText(i)}`).join('<br>');
       out.push(
-        `| \`${s.namespace}/${s.name}\`${s.reachable ? '' : ' **no member can reach it**'} | ${cell(exporterText(s))} | ${cell(imp)} |`,
+        `| \`${s.namespace}/${s.name}\`${!s.reachable && s.importers.length > 0 ? ' **no member can reach it**' : ''} | ${cell(exporterText(s))} | ${cell(imp)} |`,
       );
     }
     out.push('');

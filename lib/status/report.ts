@@ -81,8 +81,15 @@ export interface ExporterReport {
   /** ServiceExport `status.conditions[type=Valid]` in the exporting member. */
   readonly serviceExport?: Condition;
   readonly serviceExportPresent: boolean;
-  /** The Service ResourceExport's status on the leader: `Succeeded`, or the failure's reason. */
-  readonly export: { readonly present: boolean; readonly condition?: Condition & { readonly type: string } };
+  /**
+   * The Service ResourceExport's status on the leader: `Succeeded`, or the failure's reason;
+   * `known` is false when the leader could not be read.
+   */
+  readonly export: {
+    readonly known: boolean;
+    readonly present: boolean;
+    readonly condition?: Condition & { readonly type: string };
+  };
   /** Endpoint addresses the member exports (its `-endpoints` ResourceExport). */
   readonly endpoints: number;
 }
@@ -100,7 +107,7 @@ export interface ServiceReport {
   readonly name: string;
   readonly exporters: readonly ExporterReport[];
   readonly importers: readonly ImporterReport[];
-  /** Some member holds endpoints for it. */
+  /** Some member holds endpoints for it (false too when no member could be read: see importers). */
   readonly reachable: boolean;
 }
 
@@ -109,7 +116,7 @@ export interface PolicyMemberReport {
   readonly present: boolean;
   readonly tier: string;
   readonly tierPresent: boolean;
-  /** Antrea's ACNPImportFailed events for this member (baseline policies). */
+  /** Antrea's ACNPImportFailed events for this member (baseline policies), while it is not held. */
   readonly events: readonly string[];
 }
 
@@ -366,7 +373,11 @@ function serviceReport(inp: StatusInput, svc: PlannedService, p: Problems): Serv
       reachable: own !== undefined && own.unreachable === undefined,
       serviceExportPresent: se !== undefined,
       ...(valid ? { serviceExport: valid } : {}),
-      export: { present: re !== undefined, ...(cond ? { condition: cond } : {}) },
+      export: {
+        known: exportsList !== undefined,
+        present: re !== undefined,
+        ...(cond ? { condition: cond } : {}),
+      },
       endpoints: ips.length,
     };
   });
@@ -420,8 +431,9 @@ function policyReport(inp: StatusInput, pol: PlannedPolicy, p: Problems): Policy
     const present = findNamed(listOf(own, kindKey('ClusterNetworkPolicy')), object) !== undefined;
     const tierPresent =
       BUILTIN_TIERS.includes(tier) || findNamed(listOf(own, kindKey('Tier')), tier) !== undefined;
+    // Antrea's Events outlive what they report (an hour): shown only while the policy is missing.
     const mine = events
-      .filter((e) => eventCluster(String(e.message ?? '')) === id)
+      .filter((e) => !present && eventCluster(String(e.message ?? '')) === id)
       .map((e) => String(e.message ?? ''))
       .sort();
     const msgs = [...new Set(mine)];

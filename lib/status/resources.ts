@@ -36,8 +36,6 @@ export const RESOURCES: readonly Resource[] = [
   R('coordination.k8s.io/v1', 'Lease', 'leases', true),
   R('rbac.authorization.k8s.io/v1', 'Role', 'roles', true),
   R('rbac.authorization.k8s.io/v1', 'RoleBinding', 'rolebindings', true),
-  R('rbac.authorization.k8s.io/v1', 'ClusterRole', 'clusterroles', false),
-  R('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'clusterrolebindings', false),
   R('apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'customresourcedefinitions', false),
   R('admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicy', 'validatingadmissionpolicies', false),
   R(
@@ -57,14 +55,11 @@ export const RESOURCES: readonly Resource[] = [
   R(MC1, 'MemberClusterAnnounce', 'memberclusterannounces', true),
   R(MC1, 'ResourceExport', 'resourceexports', true),
   R(MC1, 'ResourceImport', 'resourceimports', true),
+  R(MC2, 'ClusterClaim', 'clusterclaims', true),
   R(MC1, 'ClusterInfoImport', 'clusterinfoimports', true),
   R(MC1, 'LabelIdentity', 'labelidentities', false),
   R('external-secrets.io/v1', 'ExternalSecret', 'externalsecrets', true),
   R('external-secrets.io/v1', 'SecretStore', 'secretstores', true),
-  R('argoproj.io/v1alpha1', 'Application', 'applications', true),
-  R('argoproj.io/v1alpha1', 'AppProject', 'appprojects', true),
-  R('kustomize.toolkit.fluxcd.io/v1', 'Kustomization', 'kustomizations', true),
-  R('source.toolkit.fluxcd.io/v1', 'GitRepository', 'gitrepositories', true),
 ];
 
 const BY_KIND = new Map(RESOURCES.map((r) => [`${r.apiVersion}/${r.kind}`, r]));

@@ -17,6 +17,7 @@ import { request, startClusters } from '../kube/cluster';
 import { applyBundle } from '../kube/apply';
 import { eventually } from '../kube/wait';
 import { installAntreaMember } from './antrea-member';
+import { SimulatedMember } from './member';
 
 export interface ClusterSetFixture {
   readonly plan: Plan;
@@ -157,4 +158,17 @@ export function kubeconfigFor(cluster: Cluster, user: string, token: string): st
 /** Bearer-token credentials for raw requests to the leader. */
 export function leaderAuth(f: ClusterSetFixture, token: string): Auth {
   return { server: f.leader.server, ca: f.leader.caPem, token };
+}
+
+/** Member `id` of the fixture as the member tests play it (its own control plane, when it has one). */
+export function simulatedMember(f: ClusterSetFixture, id: string): SimulatedMember {
+  return new SimulatedMember(
+    id,
+    f.leader,
+    f.tokens.get(id)!,
+    f.ns,
+    f.plan.clusterSetId,
+    f.plan.leader.id,
+    f.clusters.get(id),
+  );
 }

@@ -3,6 +3,7 @@
  * problem; each scenario breaks one thing and the report names it; goldens of the text and markdown
  * forms for a set with one of each; the JSON form is the report itself.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -14,6 +15,7 @@ import { collectionsFor } from '../../lib/status/live';
 import { resourceOf } from '../../lib/status/resources';
 import { statusRules } from '../../lib/status/rbac';
 import { matchGolden } from '../helpers/golden';
+import { loadYaml } from '../../lib/yaml';
 import { clusterIp, liveSet, NOW, readsOf, type LiveSet } from './live-state';
 
 const GOLDEN = path.join(__dirname, 'golden');
@@ -230,6 +232,20 @@ test('every kind a bundle renders is in the resource table, and the status role 
     [...allowed].some((x) => x === '/secrets'),
     'the status role never reads Secrets',
   );
+  // Every kind any golden case renders into a cluster bundle, too.
+  const cases = path.join(__dirname, '..', 'cases');
+  for (const c of fs.readdirSync(cases)) {
+    const dir = path.join(cases, c, 'expected', 'clusters');
+    if (!fs.existsSync(dir)) continue;
+    for (const rel of fs.readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
+      if (!rel.endsWith('.yaml') || rel.endsWith('kustomization.yaml')) continue;
+      const o = loadYaml(fs.readFileSync(path.join(dir, rel), 'utf8')) as {
+        apiVersion: string;
+        kind: string;
+      };
+      assert.ok(resourceOf(o.apiVersion, o.kind), `${c}/${rel}: ${o.apiVersion} ${o.kind}`);
+    }
+  }
 });
 
 test.run();

@@ -1,0 +1,120 @@
+/**
+ * `clusterset status` as a user calls it, without a cluster: usage errors exit 2 before anything is
+ * read; clusters that refuse connections or have no context are reported one by one (exit 1), every
+ * cluster still in the report; `explain --status-rbac` prints the read-only identity.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { StatusReport } from '../../lib/status/report';
+import { loadYaml } from '../../lib/yaml';
+
+const root = path.resolve(__dirname, '..', '..');
+const bin = path.join(root, 'bin', 'clusterset');
+
+function run(args: string[]): { status: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8' });
+  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A kubeconfig whose contexts `hub` and `east` point at a closed port; no other context. */
+function kubeconfig(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterset-status-cli-'));
+  const file = path.join(dir, 'kubeconfig');
+  const ids = ['hub', 'east'];
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: ids.map((id) => ({
+        name: id,
+        cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true },
+      })),
+      users: [{ name: 'u', user: { token: 'not-a-token' } }],
+      contexts: ids.map((id) => ({ name: id, context: { cluster: id, user: 'u' } })),
+      'current-context': 'hub',
+    }),
+  );
+  return file;
+}
+
+test('fails GIVEN --context-for naming no cluster of the model WHEN run THEN exit 2 naming the clusters', () => {
+  const r = run(['status', 'clusterset.ts', '--kubeconfig', kubeconfig(), '--context-for', 'nowhere=ctx']);
+  assert.is(r.status, 2, r.stderr);
+  assert.match(
+    r.stderr,
+    /--context-for "nowhere=ctx": the model has no cluster "nowhere" \(it has: central, east, edge, hub, west\)/,
+  );
+  assert.is(r.stdout, '');
+});
+
+test('fails GIVEN --context-for without = or a bad --timeout WHEN run THEN exit 2', () => {
+  const a = run(['status', 'clusterset.ts', '--kubeconfig', kubeconfig(), '--context-for', 'east']);
+  assert.is(a.status, 2);
+  assert.match(a.stderr, /write CLUSTER=CONTEXT/);
+  const b = run(['status', 'clusterset.ts', '--kubeconfig', kubeconfig(), '--timeout', '0']);
+  assert.is(b.status, 2);
+  assert.match(b.stderr, /--timeout must be a positive number/);
+});
+
+test('fails GIVEN an out/ with no bundle WHEN run THEN exit 2 saying to synth first', () => {
+  const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterset-status-out-'));
+  const r = run(['status', 'clusterset.ts', '--out', empty, '--kubeconfig', kubeconfig()]);
+  assert.is(r.status, 2, r.stderr);
+  assert.match(r.stderr, /holds no cluster bundle: run `clusterset synth` first/);
+});
+
+test('GIVEN clusters refusing connections and clusters without a context WHEN run THEN each is reported, exit 1', () => {
+  const r = run([
+    'status',
+    'clusterset.ts',
+    '--kubeconfig',
+    kubeconfig(),
+    '--format',
+    'json',
+    '--timeout',
+    '5',
+  ]);
+  assert.is(r.status, 1, r.stderr);
+  const report = JSON.parse(r.stdout) as StatusReport;
+  assert.not.ok(report.ok);
+  assert.equal(
+    report.clusters.map((c) => [c.id, c.reachable]),
+    [
+      ['hub', false],
+      ['central', false],
+      ['east', false],
+      ['edge', false],
+      ['west', false],
+    ],
+  );
+  const east = report.clusters.find((c) => c.id === 'east')!;
+  assert.match(east.error!, /ECONNREFUSED/);
+  const west = report.clusters.find((c) => c.id === 'west')!;
+  assert.match(west.error!, /no context "west" in the kubeconfig: name one with --context-for west=CONTEXT/);
+  assert.ok(report.problems.includes(`west: cannot be reached: ${west.error}`));
+});
+
+test('GIVEN explain --status-rbac WHEN run THEN a ServiceAccount, a ClusterRole that only reads and never Secrets, and its binding', () => {
+  const r = run(['explain', '--status-rbac', '--namespace', 'ops']);
+  assert.is(r.status, 0, r.stderr);
+  const docs = r.stdout.split(/^---$/m).map((d) => loadYaml(d) as Record<string, unknown>);
+  assert.equal(
+    docs.map((d) => d.kind),
+    ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding'],
+  );
+  const rules = docs[1]!.rules as { apiGroups: string[]; resources: string[]; verbs: string[] }[];
+  for (const rule of rules) assert.equal(rule.verbs, ['get', 'list', 'watch']);
+  assert.not.ok(rules.some((x) => x.resources.includes('secrets')));
+  assert.equal((docs[2]!.subjects as unknown[])[0], {
+    kind: 'ServiceAccount',
+    name: 'clusterset-status',
+    namespace: 'ops',
+  });
+});
+
+test.run();
