@@ -182,6 +182,9 @@ function watch(
   let timer: NodeJS.Timeout | undefined;
   const draw = () => {
     timer = undefined;
+    // Not before every cluster has been listed (or given up on): a first picture of half-read
+    // clusters would show problems that are not there.
+    if (![...watches.values()].every((w) => w.settled())) return;
     const reads = new Map<string, ClusterRead>(
       ts.map((t) => [
         t.id,

@@ -150,6 +150,12 @@ export class ClusterWatch {
     return e && e.at >= this.informers.get(key)!.lastContactMs ? e.message : undefined;
   }
 
+  /** Every collection listed once, or this cluster known unreachable, or its time to answer up. */
+  settled(): boolean {
+    if ([...this.informers.values()].every((i) => i.synced)) return true;
+    return this.read().unreachable !== undefined || Date.now() - this.started > this.timeoutMs;
+  }
+
   read(): ClusterRead {
     const lists = new Map<string, readonly Obj[]>();
     const errors = new Map<string, string>();
