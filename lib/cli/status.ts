@@ -13,11 +13,10 @@ import type * as ClientNode from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type * as Kube from '../reconciler/kube';
 import type * as Read from '../status/read';
-import { collectionsFor, type BundleObject, type ClusterRead } from '../status/live';
+import { bundlesFromFiles, collectionsFor, type BundleObject, type ClusterRead } from '../status/live';
 import { statusReport, type StatusReport } from '../status/report';
 import { formatStatus, STATUS_FORMATS, type StatusFormat } from '../status/format';
 import type { Plan } from '../plan';
-import { loadYaml } from '../yaml';
 import { planModelFile } from './model';
 import { readOutDir } from './diff';
 
@@ -43,27 +42,9 @@ export function readBundles(outDir: string, plan: Plan): Map<string, BundleObjec
   } catch (e) {
     throw new StatusUsageError(`${outDir}: ${(e as Error).message}`);
   }
-  const bundles = new Map<string, BundleObject[]>(plan.clusters.map((c) => [c.id, []]));
-  for (const [file, text] of tree.files) {
-    const m = /^clusters\/([^/]+)\/(.+\.ya?ml)$/.exec(file);
-    if (!m || path.posix.basename(m[2]!) === 'kustomization.yaml') continue;
-    const list = bundles.get(m[1]!);
-    if (!list) continue;
-    const o = loadYaml(text) as Record<string, unknown> | null;
-    if (!o || typeof o !== 'object') continue;
-    const md = (o.metadata ?? {}) as { name?: string; namespace?: string };
-    list.push({
-      file,
-      apiVersion: String(o.apiVersion ?? ''),
-      kind: String(o.kind ?? ''),
-      name: md.name ?? '',
-      ...(md.namespace ? { namespace: md.namespace } : {}),
-      object: o,
-    });
-  }
+  const bundles = bundlesFromFiles(tree.files, plan);
   if ([...bundles.values()].every((b) => b.length === 0))
     throw new StatusUsageError(`${outDir} holds no cluster bundle: run \`clusterset synth\` first`);
-  for (const b of bundles.values()) b.sort((x, y) => (x.file < y.file ? -1 : 1));
   return bundles;
 }
 

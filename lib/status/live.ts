@@ -3,7 +3,9 @@
  * collections it could not list, or why the cluster could not be reached at all. Pure data, so that
  * the report is a function of it (and tests build it by hand).
  */
+import * as path from 'node:path';
 import type { Plan } from '../plan';
+import { loadYaml } from '../yaml';
 import { collectionPath, resource, resourceOf } from './resources';
 
 export type Obj = Record<string, unknown>;
@@ -26,6 +28,36 @@ export interface BundleObject {
   readonly name: string;
   readonly namespace?: string;
   readonly object: Obj;
+}
+
+/**
+ * Cluster ID → its bundle's objects (sorted by file), from the files of out/ (`clusters/<id>/…`,
+ * kustomization.yaml aside); clusters the plan does not list are ignored.
+ */
+export function bundlesFromFiles(
+  files: ReadonlyMap<string, string>,
+  plan: Plan,
+): Map<string, BundleObject[]> {
+  const bundles = new Map<string, BundleObject[]>(plan.clusters.map((c) => [c.id, []]));
+  for (const [file, text] of files) {
+    const m = /^clusters\/([^/]+)\/(.+\.ya?ml)$/.exec(file);
+    if (!m || path.posix.basename(m[2]!) === 'kustomization.yaml') continue;
+    const list = bundles.get(m[1]!);
+    if (!list) continue;
+    const o = loadYaml(text) as Obj | null;
+    if (!o || typeof o !== 'object') continue;
+    const md = (o.metadata ?? {}) as { name?: string; namespace?: string };
+    list.push({
+      file,
+      apiVersion: String(o.apiVersion ?? ''),
+      kind: String(o.kind ?? ''),
+      name: md.name ?? '',
+      ...(md.namespace ? { namespace: md.namespace } : {}),
+      object: o,
+    });
+  }
+  for (const b of bundles.values()) b.sort((x, y) => (x.file < y.file ? -1 : 1));
+  return bundles;
 }
 
 /** The events Antrea's member posts when a replicated policy cannot be imported (antrea-mc.md §c.3). */

@@ -20,6 +20,7 @@ import type { Plan } from '../../lib/plan';
 import { plan as makePlan } from '../../lib/plan';
 import {
   bundleKey,
+  bundlesFromFiles,
   isUnread,
   kindKey,
   type BundleObject,
@@ -27,7 +28,6 @@ import {
   type Obj,
 } from '../../lib/status/live';
 import type { ClusterSetProps } from '../../lib/model';
-import { loadYaml } from '../../lib/yaml';
 import { memberClusterSetStatus, memberWrites, serviceExportStatus } from '../helpers/antrea-member-imports';
 
 export const NOW = Date.parse('2026-12-04T12:00:00Z');
@@ -39,25 +39,6 @@ export interface LiveSet {
   /** Cluster ID → collection key → items (mutable, for scenarios). */
   readonly lists: Map<string, Map<string, Obj[]>>;
   readonly unreachable: Map<string, string>;
-}
-
-export function bundlesOf(files: ReadonlyMap<string, string>, plan: Plan): Map<string, BundleObject[]> {
-  const bundles = new Map<string, BundleObject[]>(plan.clusters.map((c) => [c.id, []]));
-  for (const [file, text] of [...files].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const m = /^clusters\/([^/]+)\/(.+)\.yaml$/.exec(file);
-    if (!m || m[2] === 'kustomization') continue;
-    const o = loadYaml(text) as Obj;
-    const md = o.metadata as { name: string; namespace?: string };
-    bundles.get(m[1]!)!.push({
-      file,
-      apiVersion: String(o.apiVersion),
-      kind: String(o.kind),
-      name: md.name,
-      ...(md.namespace ? { namespace: md.namespace } : {}),
-      object: o,
-    });
-  }
-  return bundles;
 }
 
 /** A fake ClusterIP per (cluster, Service), stable. */
@@ -81,7 +62,7 @@ export function liveSet(model: ClusterSetProps): LiveSet {
   const r = compile(model);
   if (r.diagnostics.length > 0) throw new Error(r.diagnostics.map((d) => d.message).join('\n'));
   const plan = makePlan(model);
-  const bundles = bundlesOf(r.files, plan);
+  const bundles = bundlesFromFiles(r.files, plan);
   const lists = new Map<string, Map<string, Obj[]>>();
   const put = (cluster: string, key: string, o: Obj) => {
     const m = lists.get(cluster) ?? new Map<string, Obj[]>();

@@ -12,7 +12,8 @@ import { kindKey, type Obj } from '../../lib/status/live';
 import { statusReport, type StatusReport } from '../../lib/status/report';
 import { formatStatus } from '../../lib/status/format';
 import { collectionsFor } from '../../lib/status/live';
-import { resourceOf } from '../../lib/status/resources';
+import { RESOURCES, resourceOf } from '../../lib/status/resources';
+import { CRD_DIR, loadCrd } from '../../lib/crds';
 import { statusRules } from '../../lib/status/rbac';
 import { matchGolden } from '../helpers/golden';
 import { loadYaml } from '../../lib/yaml';
@@ -245,6 +246,31 @@ test('every kind a bundle renders is in the resource table, and the status role 
       };
       assert.ok(resourceOf(o.apiVersion, o.kind), `${c}/${rel}: ${o.apiVersion} ${o.kind}`);
     }
+  }
+});
+
+test('the table agrees with the vendored CRDs: plural, scope and a served version of every custom kind', () => {
+  const crds = fs
+    .readdirSync(CRD_DIR)
+    .filter((f) => f.endsWith('.yaml'))
+    .map((f) => loadCrd(f));
+  for (const r of RESOURCES) {
+    const [group, version] = r.apiVersion.includes('/') ? r.apiVersion.split('/') : ['', r.apiVersion];
+    const crd = crds.find((c) => c.spec.group === group && c.spec.names.kind === r.kind);
+    if (!crd) {
+      // Built into Kubernetes: no CRD to check against.
+      assert.not.ok(
+        group!.includes('.') && !group!.endsWith('k8s.io'),
+        `${r.apiVersion} ${r.kind}: no vendored CRD`,
+      );
+      continue;
+    }
+    assert.is(r.plural, crd.spec.names.plural, r.kind);
+    assert.is(r.namespaced, crd.spec.scope === 'Namespaced', r.kind);
+    assert.ok(
+      crd.spec.versions.some((v) => v.name === version && v.served),
+      `${r.apiVersion} ${r.kind} served`,
+    );
   }
 });
 
