@@ -111,6 +111,24 @@ export interface ClusterSetProps {
    * @default - no delivery objects: `out/argocd/` and `out/flux/` are not rendered
    */
   readonly delivery?: DeliveryProps;
+
+  /**
+   * Uninstall the ClusterSet. Nothing else in the model changes: it still says what is being
+   * removed. Set, every member bundle leaves `out/` (and the member side of a leader that is also a
+   * member), with its Argo CD Application or Flux Kustomizations, so the roots prune them and, with
+   * prune on, Argo CD and Flux delete what they applied in each member; Antrea's member controller,
+   * its ClusterSet gone, then deletes its MemberClusterAnnounce from the leader, and the reconciler
+   * deletes that member's exports. The leader's bundle and delivery stay as they were until every
+   * member has left: members leave through their identities there, and the reconciler releases
+   * their exports, whose finalizers would otherwise hold the leader namespace in Terminating. The
+   * pull request's "After merge" block then lists, in order, what is left to a person: wait for
+   * every member's announce to go, delete the root and the leader's Application or Kustomization
+   * (the leader namespace goes with everything in it), the AppProject or GitRepository, the
+   * cluster registrations and the members' token Secrets. CRDs and Antrea's own Deployment stay
+   * (README "Uninstall").
+   * @default false
+   */
+  readonly uninstall?: boolean;
 }
 
 /**

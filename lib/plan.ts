@@ -183,6 +183,11 @@ export interface Plan {
   readonly exportsByMember: ReadonlyMap<string, readonly PlannedService[]>;
   /** Per member ID: stretched policies that target it (sorted by name). */
   readonly stretchedByMember: ReadonlyMap<string, readonly PlannedPolicy[]>;
+  /**
+   * The model's `uninstall`: members get no bundle (memberBundle), the leader keeps its own until
+   * every member has left.
+   */
+  readonly uninstall: boolean;
 }
 
 const byId = (a: { id: string }, b: { id: string }): number => cmp(a.id, b.id);
@@ -426,5 +431,14 @@ export function plan(model: ClusterSetProps): Plan {
     takeOver: planTakeOver(model.takeOver),
     exportsByMember,
     stretchedByMember,
+    uninstall: model.uninstall ?? false,
   };
+}
+
+/**
+ * Whether `c` gets a member's bundle (its member ClusterSet, ServiceExports, Tiers, policies): it is
+ * a member, and the ClusterSet is not being uninstalled.
+ */
+export function memberBundle(plan: Plan, c: PlannedCluster): boolean {
+  return c.isMember && !plan.uninstall;
 }

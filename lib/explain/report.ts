@@ -165,6 +165,10 @@ export const NOTES: readonly string[] = [
   "A member reaching its own export goes through antrea-mc-<name> to a local endpoint; it is modelled as reaching the Service's Pods in that member.",
 ];
 
+/** What a report of a ClusterSet being uninstalled (the model's `uninstall`) says first. */
+export const UNINSTALL_NOTE =
+  "uninstall is set: this is the ClusterSet being removed. No member's bundle is rendered any more (with prune on, Argo CD and Flux then delete what they applied in each member); the leader's bundle stays until every member has left through it. `clusterset diff`'s After merge block lists what comes next, in order.";
+
 function role(c: PlannedCluster): Role {
   if (c.isLeader && c.isMember) return 'leader+member';
   if (c.isLeader) return 'leader';
@@ -277,7 +281,7 @@ export function explain(plan: Plan, options: { readonly cluster?: string } = {})
     namespaces: tableNamespaces(plan),
     reachability: table,
     delivery: deliveryPrerequisites(plan),
-    notes: NOTES,
+    notes: plan.uninstall ? [UNINSTALL_NOTE, ...NOTES] : NOTES,
   };
 }
 

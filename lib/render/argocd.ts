@@ -30,7 +30,13 @@
  */
 import { Application, type ApplicationSpecIgnoreDifferences } from '../../generated/application';
 import { deliveryObjectName, memberIdentityName } from '../names';
-import type { Plan, PlannedArgoCd, PlannedCluster, PlannedDelivery } from '../plan';
+import {
+  memberBundle,
+  type Plan,
+  type PlannedArgoCd,
+  type PlannedCluster,
+  type PlannedDelivery,
+} from '../plan';
 import { RECONCILER_FIELD_MANAGER } from './reconciler';
 import { SYNC_WAVE, meta, put, type Sink } from './util';
 
@@ -106,7 +112,7 @@ export function ignoreDifferences(plan: Plan, c: PlannedCluster): ApplicationSpe
       });
     }
   }
-  if (c.isMember) {
+  if (memberBundle(plan, c)) {
     // Antrea's member controller reports whether each export was accepted.
     out.push({ group: 'multicluster.x-k8s.io', kind: 'ServiceExport', jsonPointers: ['/status'] });
   }

@@ -19,7 +19,7 @@ import {
   renderGitRepository,
   renderRootKustomization,
 } from './flux';
-import type { Bundles, K8sObject } from './index';
+import { render, type Bundles, type K8sObject } from './index';
 import { Sink, withOwnership } from './util';
 
 /** Delivery objects per output folder, relative to out/ (`argocd`, `argocd/apps`, `flux`). */
@@ -31,6 +31,11 @@ export const ARGOCD_FOLDER = 'argocd';
 /**
  * Renders the delivery objects of the plan; none when the model has no `delivery`. Pure. Takes the
  * rendered bundles because the AppProject permits exactly the kinds they hold.
+ *
+ * While the ClusterSet is uninstalled, only the leader's bundle is delivered, but the AppProject
+ * stays as it was, permitting every member's destination and kinds: Argo CD's cascade deletion of a
+ * member's Application deletes only what the live project permits, and the project is deleted at
+ * the end (diff/after-merge.ts), so a `kubectl apply -k out/argocd` meanwhile must not narrow it.
  */
 export function renderDelivery(plan: Plan, bundles: Bundles): DeliveryFolders {
   const folders: DeliveryFolders = new Map();
@@ -42,11 +47,20 @@ export function renderDelivery(plan: Plan, bundles: Bundles): DeliveryFolders {
     folders.set(name, withOwnership(sink.objects, plan.clusterSetId));
   };
   // Only clusters that get a bundle get delivered.
-  const delivered = plan.clusters.filter((c) => c.isLeader || c.isMember);
+  const delivered = plan.clusters.filter((c) => bundles.has(c.id));
+  const installed = plan.uninstall ? { ...plan, uninstall: false } : plan;
   const { argocd, flux } = d;
   if (argocd) {
     folder(ARGOCD_FOLDER, (chart) => {
-      if (argocd.renderProject) renderAppProject(chart, plan, d, argocd, delivered, bundles);
+      if (argocd.renderProject)
+        renderAppProject(
+          chart,
+          installed,
+          d,
+          argocd,
+          installed.clusters.filter((c) => c.isLeader || c.isMember),
+          installed === plan ? bundles : render(installed),
+        );
       renderRootApplication(chart, plan, d, argocd);
     });
     folder(ARGOCD_APPS_FOLDER, (chart) => {

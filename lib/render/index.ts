@@ -7,6 +7,7 @@
  */
 import { groupsOf } from '../policy';
 import {
+  memberBundle,
   memberOwnNamespaces,
   serviceNamespacesIn,
   type Plan,
@@ -128,15 +129,20 @@ function renderMember(chart: Sink, plan: Plan, member: PlannedCluster, shared: S
   return common;
 }
 
-/** Renders every cluster's bundle. Pure: no file system, no environment. */
+/**
+ * Renders every cluster's bundle. Pure: no file system, no environment. While the ClusterSet is
+ * uninstalled (`plan.uninstall`), only the leader's, without a member side: the leader's stays as
+ * it was until every member has left through it.
+ */
 export function render(plan: Plan): Bundles {
   const bundles: Bundles = new Map();
   const shared = new Shared(plan.clusterSetId);
   for (const cluster of plan.clusters) {
-    if (!cluster.isLeader && !cluster.isMember) continue;
+    const member = memberBundle(plan, cluster);
+    if (!cluster.isLeader && !member) continue;
     const sink = new Sink();
     if (cluster.isLeader) renderLeader(sink, plan);
-    const common = cluster.isMember ? renderMember(sink, plan, cluster, shared) : [];
+    const common = member ? renderMember(sink, plan, cluster, shared) : [];
     bundles.set(cluster.id, [...common, ...withOwnership(sink.objects, plan.clusterSetId)]);
   }
   return bundles;
