@@ -628,13 +628,22 @@ export function reconcileMember(inp: MemberInputs): Outcome {
   if (a.deleting) {
     // Antrea (leader/stale_controller.go): deleting an announce deletes every export of the
     // cluster, then releases the announce. Each export's own finalizer then withdraws its data.
+    // Unlike Antrea's leader, the announce is released only once those exports are gone (the edge
+    // requeues this key as each goes): an announce gone means the member has left for good, with
+    // no export finalizer left behind. Uninstalling waits for exactly that before the leader
+    // namespace is deleted (diff/after-merge.ts), where such a finalizer, with the reconciler
+    // gone, would hold the namespace in Terminating.
     if (!a.finalizers.includes(finalizer)) return { actions: [], refused: [] };
-    return {
-      actions: [
-        ...[...inp.exports]
+    if (inp.exports.length > 0)
+      return {
+        actions: [...inp.exports]
           .sort(nameOrder)
           .filter((e) => !e.deleting)
           .map((e): Action => ({ op: 'deleteExport', name: e.name, uid: e.uid })),
+        refused: [],
+      };
+    return {
+      actions: [
         {
           op: 'announceFinalizers',
           name: a.name,

@@ -727,25 +727,29 @@ test('GIVEN an announce without a parseable touch-ts THEN it is timed from its c
   assert.is(o.requeueAfterMs, 3600_000 + 1000);
 });
 
-test('GIVEN a retired member (announce deleting) THEN every live export of it is deleted, then the announce is released', () => {
+test('GIVEN a retired member (announce deleting) THEN every live export of it is deleted, and the announce is kept while any export is left', () => {
   const a = announce('east', '2026-12-02T08:00:00Z', {
     deleting: true,
     finalizers: [announceFinalizer('east'), 'x/y'],
   });
   const exports = [svcExport('east'), epExport('east', '10.1.0.5', { deleting: true }), labelExport('east')];
-  const o = reconcileMember({
-    clusterId: 'east',
-    announce: a,
-    exports,
-    retireAfterMs: 3600_000,
-    nowMs: NOW_MS,
-  });
-  assert.equal(ops(o.actions), [
+  const member = (left: typeof exports) =>
+    reconcileMember({
+      clusterId: 'east',
+      announce: a,
+      exports: left,
+      retireAfterMs: 3600_000,
+      nowMs: NOW_MS,
+    });
+  assert.equal(ops(member(exports).actions), [
     `deleteExport east-${HASH}`,
     'deleteExport east-demo-web-service',
-    'announceFinalizers member-announce-from-east',
   ]);
-  assert.equal((o.actions[2] as unknown as { finalizers: string[] }).finalizers, ['x/y']);
+  // Only the deleting one left: nothing to delete, and the announce still waits for it.
+  assert.equal(member([exports[1]!]).actions, []);
+  const o = member([]);
+  assert.equal(ops(o.actions), ['announceFinalizers member-announce-from-east']);
+  assert.equal((o.actions[0] as unknown as { finalizers: string[] }).finalizers, ['x/y']);
 });
 
 // ClusterSet status
