@@ -141,9 +141,14 @@ export function fieldLine(f: FieldChange): string {
 
 const MARK = { added: '+', removed: '-', changed: '~' } as const;
 
+/** Clusters with a bundle on either side of the change: a removed one is among those it touches. */
+function clustersEitherSide(impact: Impact): number {
+  return new Set([...impact.clusters, ...impact.touched]).size;
+}
+
 function headline(impact: Impact): string {
   const n = impact.touched.length;
-  const of = impact.clusters.length;
+  const of = clustersEitherSide(impact);
   const clusters =
     n === 0 ? 'no cluster bundle' : `${n} of ${count(of, 'cluster')} (${impact.touched.join(', ')})`;
   const delivery =
@@ -374,7 +379,7 @@ export function formatMarkdown(
   if (isEmpty(diff)) return `### clusterset diff: no changes\n\n${md(noChanges(labels))}\n`;
   const n = impact.touched.length;
   const head: string[] = [
-    `### clusterset diff: ${n} of ${count(impact.clusters.length, 'cluster')} touched` +
+    `### clusterset diff: ${n} of ${count(clustersEitherSide(impact), 'cluster')} touched` +
       (impact.delivery.length > 0
         ? ` (and delivery: ${impact.delivery.map((d) => `${d}/`).join(', ')})`
         : ''),

@@ -12,7 +12,13 @@
  * stretched policies.
  */
 import * as yaml from 'js-yaml';
-import { type AfterMerge, type GatewayChange, afterMerge, restartReasons } from './after-merge';
+import {
+  type AfterMerge,
+  type GatewayChange,
+  type Uninstall,
+  afterMerge,
+  restartReasons,
+} from './after-merge';
 import type { Plan } from '../plan';
 import { cmp } from '../diagnostics';
 import {
@@ -359,6 +365,19 @@ export function impact(
   // Members joining and leaving: their identity in the leader and their own bundle.
   const joined = membersAfter.filter((m) => !fb.members.has(m));
   const left = membersBefore.filter((m) => !fa.members.has(m));
+  // Uninstalling (the model's `uninstall`): every member leaves and the leader stays. The checks
+  // refuse a ClusterSet without members otherwise, so nothing else leaves out/ in that shape.
+  const uninstalling =
+    leader !== undefined &&
+    membersBefore.length > 0 &&
+    membersAfter.length === 0 &&
+    diff.clustersAfter.includes(leader);
+  if (uninstalling)
+    acc.add(
+      'members',
+      `the ClusterSet is uninstalled: ${all(membersBefore)} ${membersBefore.length > 1 ? 'leave' : 'leaves'}, and the leader ${leader} keeps its bundle until they have left (see After merge)`,
+      membersBefore,
+    );
   const bundleOfCluster = new Map(diff.bundles.filter((b) => b.cluster).map((b) => [b.cluster!, b]));
   const leaderBundle = leader !== undefined ? bundleOfCluster.get(leader) : undefined;
   for (const [ids, change, word] of [
@@ -744,6 +763,7 @@ export function impact(
       phrase: (ids) => phrase(new Set(ids), memberSets),
       fluxDelivered: delivery.flux,
       gateways: gatewayChanges(fb, fa, joined, afterPlan),
+      ...(uninstalling ? { uninstall: uninstallOf(after, leader) } : {}),
     }),
     networks: Object.fromEntries(
       sorted(new Set([...fb.networks.keys(), ...fa.networks.keys()])).map((c) => [
@@ -752,6 +772,22 @@ export function impact(
       ]),
     ),
   };
+}
+
+/** What the leader's removal needs, from the out/ an uninstalling change leaves (after-merge.ts). */
+function uninstallOf(after: ReadonlyMap<string, string>, leader: string): Uninstall {
+  const leaderObjects: DiffObject[] = [];
+  const delivery: DiffObject[] = [];
+  const isK8s = (d: unknown): d is DiffObject =>
+    isObj(d) && typeof d.kind === 'string' && typeof d.apiVersion === 'string' && isObj(d.metadata);
+  for (const [file, content] of after) {
+    const ref = bundleOf(file);
+    const into = ref.type === 'delivery' ? delivery : ref.cluster === leader ? leaderObjects : undefined;
+    if (!into) continue;
+    // kustomization.yaml files have no metadata: not objects.
+    for (const d of documents(content)) if (isK8s(d)) into.push(d);
+  }
+  return { leaderObjects, delivery };
 }
 
 /** Members that exchange Services across networks after the change and did not before, new ones first. */

@@ -115,6 +115,20 @@ export const EDITS: readonly Edit[] = [
     touched: ['hub', 'west'],
   },
   {
+    // The whole ClusterSet removed (`uninstall`): the members leave with their delivery, the
+    // leader stays until they have, and the comment gives the rest in order.
+    name: 'uninstall',
+    base: delivered,
+    edit: (m) => {
+      m.uninstall = true;
+    },
+    touched: ['east', 'west'],
+    mustSay: [
+      /the ClusterSet is uninstalled: both members \(east, west\) leave, and the leader hub keeps its bundle until they have left/,
+      /east leaves: Argo CD and Flux delete its Application and Kustomizations[\s\S]*west leaves:[\s\S]*then every member leaves hub by itself[\s\S]*wait --for=delete memberclusterannounce\/member-announce-from-east memberclusterannounce\/member-announce-from-west[\s\S]*then remove hub under Argo CD: first the root Application[\s\S]*then remove hub under Flux: first the root Kustomization/,
+    ],
+  },
+  {
     name: 'stretched-peers',
     edit: (m) => {
       const rule = m.stretchedPolicies![0]!.ingress![0]!;

@@ -639,4 +639,121 @@ test('GIVEN delivery from another path of the repository THEN the AppProject ste
   assert.match(steps[0]!, /`kubectl apply -k deploy\/set\/argocd`/);
 });
 
+// Uninstall (the model's `uninstall`): every member leaves, the leader stays until they have.
+
+/** The after-merge steps of uninstalling model `a` (delivered as `delivery` says, when it is). */
+function uninstallSteps(delivery?: Tools, start?: (a: ModelDraft) => void): readonly string[] {
+  const a = delivered(policiesModel(), delivery);
+  start?.(a);
+  const b = structuredClone(a);
+  b.uninstall = true;
+  return impact(files(a), files(b)).afterMerge.steps;
+}
+
+test('GIVEN Argo CD alone with prune on WHEN uninstalled THEN the members leave first, the wait names every announce, then the tokens, the root, the leader, the project, in that order', () => {
+  const steps = uninstallSteps({ argocd: {}, flux: { enabled: false } });
+  assert.equal(
+    steps.map((s) => s.split(':')[0]),
+    [
+      'east leaves',
+      'west leaves',
+      'then every member leaves hub by itself',
+      'east leaves',
+      'west leaves',
+      'then remove hub under Argo CD',
+      'then, once test-set-hub is gone (its deletion reads the project), `kubectl -n argocd delete appproject test-set`',
+      'then clusterset.ts and out/ can leave the repository',
+    ].map((s) => s.split(':')[0]),
+  );
+  assert.match(
+    steps[2]!,
+    /`kubectl --context <hub> -n antrea-multicluster wait --for=delete memberclusterannounce\/member-announce-from-east memberclusterannounce\/member-announce-from-west --timeout=15m`/,
+  );
+  assert.match(
+    steps[5]!,
+    /first the root Application, `kubectl -n argocd delete application test-set` .* then `kubectl -n argocd delete application test-set-hub`, which deletes what Argo CD applied in hub first: the leader namespace antrea-multicluster/,
+  );
+  assert.not.ok(
+    steps.some((s) => s.includes('flux-system')),
+    'nothing of Flux',
+  );
+  assert.not.ok(
+    steps.some((s) => s.includes('re-apply the AppProject')),
+    'the project stays as it was',
+  );
+});
+
+test('GIVEN a leader that is not the management cluster WHEN uninstalled THEN its registration goes too, after its Application', () => {
+  const steps = uninstallSteps(undefined, (a) => {
+    a.delivery = {
+      repoURL: 'https://git.example.com/gitops.git',
+      managementCluster: 'east',
+      flux: { enabled: false },
+    };
+    a.admission = { deliveryUsers: ['system:serviceaccount:kube-system:argocd-manager'] };
+  });
+  assert.ok(
+    steps.includes(
+      'then, once test-set-hub is gone (its deletion reads the project and reaches the cluster through its registration), `kubectl -n argocd delete appproject test-set` and `argocd cluster rm <hub>`',
+    ),
+    steps.join('\n'),
+  );
+});
+
+test('GIVEN prune off WHEN uninstalled THEN each member must have its ClusterSet deleted by hand, and the leader its namespace and policies', () => {
+  const steps = uninstallSteps({ argocd: { prune: false }, flux: { enabled: false } });
+  assert.ok(
+    steps.includes(
+      'east leaves only once its ClusterSet is gone, and nothing deletes it (prune is off): delete it by hand, `kubectl --context <east> -n kube-system delete clustersets.multicluster.crd.antrea.io test-set`, and later whatever else of its bundle you applied, but its CRDs',
+    ),
+    steps.join('\n'),
+  );
+  const leader = steps.find((s) => s.startsWith('then remove hub under Argo CD'))!;
+  assert.match(
+    leader,
+    /which deletes nothing in hub \(prune is off\): then delete the rest by hand, `kubectl --context <hub> delete namespace antrea-multicluster`, `kubectl --context <hub> delete validatingadmissionpolicy antrea-multicluster-compiled-imports antrea-multicluster-member-writes antrea-multicluster-reconciler-writes` and `kubectl --context <hub> delete validatingadmissionpolicybinding /,
+  );
+});
+
+test('GIVEN no delivery WHEN uninstalled THEN the members and the leader are removed by hand, the members first', () => {
+  const steps = uninstallSteps();
+  const i = (p: string) => steps.findIndex((s) => s.startsWith(p));
+  assert.ok(i('east leaves only once its ClusterSet is gone') >= 0, steps.join('\n'));
+  assert.ok(i('then every member leaves hub') > i('west leaves only once'));
+  assert.ok(
+    i(
+      'then remove hub by hand (no Application or Kustomization delivers it): `kubectl --context <hub> delete namespace antrea-multicluster`',
+    ) > i('then every member leaves hub'),
+  );
+});
+
+test('GIVEN a leader that is also a member WHEN uninstalled THEN its member side leaves like the others, and the leader stays', () => {
+  const a = delivered(policiesModel(), { argocd: { enabled: false }, flux: {} });
+  a.members = ['hub', ...a.members];
+  const b = structuredClone(a);
+  b.uninstall = true;
+  const i = impact(files(a), files(b));
+  assert.equal(i.membersAfter, []);
+  assert.match(
+    i.items.map((x) => x.text).join('\n'),
+    /the ClusterSet is uninstalled: all 3 members \(east, hub, west\) leave/,
+  );
+  const steps = i.afterMerge.steps;
+  assert.match(
+    steps.join('\n'),
+    /wait --for=delete memberclusterannounce\/member-announce-from-east memberclusterannounce\/member-announce-from-hub memberclusterannounce\/member-announce-from-west/,
+  );
+  // Its member side goes by its own Kustomization's prune and its Tiers' Kustomization; its own stays.
+  assert.ok(
+    steps.includes(
+      'hub leaves as a member: its Kustomization test-set-hub prunes what its bundle no longer holds of its member side (2 ClusterProperties, ClusterSet and Tier); under Flux its Tiers go with their own Kustomization, which the root prunes',
+    ),
+    steps.join('\n'),
+  );
+  assert.ok(
+    steps.some((s) => s.startsWith('hub leaves: its token Secret kube-system/antrea-mc-leader-token')),
+  );
+  assert.match(steps.join('\n'), /then `kubectl -n flux-system delete kustomization test-set-hub`,/);
+});
+
 test.run();
