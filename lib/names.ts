@@ -125,6 +125,9 @@ export function memberImportName(name: string): string {
   return `${IMPORT_PREFIX}${name}`;
 }
 
+/** The annotation Antrea's member controller puts on a ClusterNetworkPolicy it imported (common.AntreaMCACNPAnnotation). */
+export const IMPORTED_ACNP_ANNOTATION = 'multicluster.antrea.io/imported-acnp';
+
 /** Antrea's member controller Deployment (YAMLS/antrea-multicluster-member.yml), in the member namespace. */
 export const MEMBER_CONTROLLER_DEPLOYMENT = 'antrea-mc-controller';
 

@@ -46,6 +46,29 @@ function membershipLine(c: ClusterReport): string | undefined {
   return `${a}; leader sees it ${cond(m.leaderView)}; its ClusterSet ${cond(m.ready)}`;
 }
 
+/** A member of a ClusterSet being uninstalled: `left`, or what is left of it (`?`: not read). */
+function leavingLine(c: ClusterReport): string | undefined {
+  const l = c.leaving;
+  if (!l) return undefined;
+  const parts: [string, number | undefined][] = [
+    ['its ClusterSet', l.clusterSet],
+    ['its announce in the leader', l.announce],
+    ['exports in the leader', l.exports],
+    ['imported objects', l.imported],
+  ];
+  if (parts.every(([, n]) => n === 0)) return 'left';
+  return `leaving: ${parts
+    .filter(([, n]) => n !== 0)
+    .map(([what, n]) => `${n ?? '?'} ${what}`)
+    .join(', ')}`;
+}
+
+/** The verdict of the first line: the model matched, every member left, or how many problems. */
+function verdict(r: StatusReport): string {
+  if (!r.ok) return `${r.uninstalling ? 'uninstalling, ' : ''}${count(r.problems.length, 'problem')}`;
+  return r.uninstalling ? 'uninstalling: every member has left' : 'matches the model';
+}
+
 function reconcilerLine(c: ClusterReport): string | undefined {
   const r = c.reconciler;
   if (!r) return undefined;
@@ -92,12 +115,7 @@ function policyMemberText(m: PolicyReport['members'][number]): string {
 
 export function formatStatusText(r: StatusReport): string {
   const out: string[] = [];
-  out.push(
-    `ClusterSet ${r.clusterSet} (leader ${r.leader}) at ${r.at}: ${
-      r.ok ? 'matches the model' : `${count(r.problems.length, 'problem')}`
-    }`,
-    '',
-  );
+  out.push(`ClusterSet ${r.clusterSet} (leader ${r.leader}) at ${r.at}: ${verdict(r)}`, '');
   for (const c of r.clusters) {
     out.push(`${c.id} (${c.role})`);
     if (!c.reachable) {
@@ -107,7 +125,7 @@ export function formatStatusText(r: StatusReport): string {
     out.push(`  delivered     ${deliveredLine(c)}`);
     for (const o of c.delivered.objects) out.push(`                ${objectLine(o)}`);
     for (const u of c.unreadable) out.push(`  unreadable    ${u.collection}: ${u.error}`);
-    const m = membershipLine(c);
+    const m = membershipLine(c) ?? leavingLine(c);
     if (m) out.push(`  membership    ${m}`);
     const rec = reconcilerLine(c);
     if (rec) out.push(`  reconciler    ${rec}`);
@@ -162,7 +180,7 @@ const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 export function formatStatusMarkdown(r: StatusReport): string {
   const out: string[] = [];
   out.push(
-    `### ClusterSet \`${r.clusterSet}\`: ${r.ok ? 'matches the model' : count(r.problems.length, 'problem')}`,
+    `### ClusterSet \`${r.clusterSet}\`: ${verdict(r)}`,
     '',
     `Leader \`${r.leader}\`, read at ${r.at}.`,
     '',
@@ -171,7 +189,7 @@ export function formatStatusMarkdown(r: StatusReport): string {
   );
   for (const c of r.clusters) {
     const delivered = c.reachable ? deliveredLine(c) : `unreachable: ${c.error}`;
-    const m = c.reachable ? (membershipLine(c) ?? reconcilerLine(c) ?? '') : '';
+    const m = c.reachable ? (membershipLine(c) ?? leavingLine(c) ?? reconcilerLine(c) ?? '') : '';
     out.push(`| ${cell(c.id)} | ${c.role} | ${cell(delivered)} | ${cell(m)} |`);
   }
   out.push('');

@@ -11,6 +11,7 @@ import {
   announceName,
   BUILTIN_TIERS,
   clusterInfoName,
+  IMPORTED_ACNP_ANNOTATION,
   memberImportName,
   RECONCILER_NAME,
   serviceExportName,
@@ -72,6 +73,20 @@ export interface ClusterReport {
   };
   /** Members only: label identities and ClusterInfo imports held. */
   readonly identities?: { readonly labelIdentities: number; readonly clusterInfoImports: number };
+  /**
+   * Members only, while the ClusterSet is uninstalled (`uninstalling`): what is left of it, each
+   * count undefined when its cluster could not be read. It has left once all are zero.
+   */
+  readonly leaving?: {
+    /** Its own ClusterSet (0 or 1): the delivery tool deletes it. */
+    readonly clusterSet?: number;
+    /** Its MemberClusterAnnounce in the leader (0 or 1): Antrea's member deletes it once its ClusterSet is gone. */
+    readonly announce?: number;
+    /** Its ResourceExports in the leader: the reconciler deletes them before it lets the announce go. */
+    readonly exports?: number;
+    /** What Antrea imported into it (ServiceImports, imported policies, label identities, ClusterInfo imports). */
+    readonly imported?: number;
+  };
 }
 
 export interface ExporterReport {
@@ -137,6 +152,8 @@ export interface IdentityReport {
 
 export interface StatusReport {
   readonly version: 1;
+  /** Set when the model says `uninstall`: members are reported leaving, not serving. */
+  readonly uninstalling?: true;
   readonly clusterSet: string;
   readonly leader: string;
   /** RFC 3339: when the report was made. */
@@ -479,9 +496,90 @@ function identityReport(inp: StatusInput, p: Problems): IdentityReport | undefin
   };
 }
 
+/**
+ * A member of a ClusterSet being uninstalled: what is left of it, each a problem until it is gone,
+ * in the order it goes (README "Uninstall").
+ */
+function leaving(inp: StatusInput, id: string, p: Problems): NonNullable<ClusterReport['leaving']> {
+  const { plan } = inp;
+  const readable = (r: ClusterRead | undefined) => (r && !r.unreachable ? r : undefined);
+  const own = readable(inp.reads.get(id));
+  const leader = readable(inp.reads.get(plan.leader.id));
+  const count = (list: readonly Obj[] | undefined, keep: (o: Obj) => boolean = () => true) =>
+    list === undefined ? undefined : list.filter(keep).length;
+  const clusterSet = count(
+    listOf(own, kindKey('ClusterSet', plan.memberNamespace)),
+    (o) => nameOf(o) === plan.clusterSetId,
+  );
+  const announce = count(
+    listOf(leader, kindKey('MemberClusterAnnounce', plan.leaderNamespace)),
+    (o) => nameOf(o) === announceName(id),
+  );
+  const exports = count(
+    listOf(leader, kindKey('ResourceExport', plan.leaderNamespace)),
+    (o) => (o.spec as Obj | undefined)?.clusterID === id,
+  );
+  const imports = own
+    ? [
+        ...plan.serviceNamespaces.map((ns) => listOf(own, kindKey('ServiceImport', ns))),
+        listOf(own, kindKey('LabelIdentity')),
+        listOf(own, kindKey('ClusterInfoImport', plan.memberNamespace)),
+        listOf(own, kindKey('ClusterNetworkPolicy'))?.filter(
+          (o) => IMPORTED_ACNP_ANNOTATION in annotations(o),
+        ),
+      ]
+    : [];
+  const imported =
+    own && imports.every((l) => l !== undefined) ? imports.reduce((n, l) => n + l!.length, 0) : undefined;
+  if (clusterSet)
+    p.add(
+      id,
+      `still joined: its ClusterSet ${plan.memberNamespace}/${plan.clusterSetId} is there (its delivery deletes it)`,
+    );
+  if (announce)
+    p.add(
+      id,
+      `has not left the leader: MemberClusterAnnounce ${announceName(id)} is still there (Antrea's member deletes it once its ClusterSet is gone)`,
+    );
+  if (exports) p.add(id, `${exports} of its exports are still in the leader (the reconciler deletes them)`);
+  if (imported)
+    p.add(
+      id,
+      `still holds ${imported} objects Antrea imported (Antrea's member deletes them once it has left)`,
+    );
+  return {
+    ...(clusterSet !== undefined ? { clusterSet } : {}),
+    ...(announce !== undefined ? { announce } : {}),
+    ...(exports !== undefined ? { exports } : {}),
+    ...(imported !== undefined ? { imported } : {}),
+  };
+}
+
 export function statusReport(inp: StatusInput): StatusReport {
   const { plan } = inp;
   const p = new Problems();
+  if (plan.uninstall) {
+    // Only the leader still holds a bundle; the members are reported by what is left of them.
+    const clusters = [
+      plan.leader.id,
+      ...plan.members.map((m) => m.id).filter((id) => id !== plan.leader.id),
+    ].map((id) => {
+      const c = clusterReport(inp, id, p);
+      return plan.members.some((m) => m.id === id) ? { ...c, leaving: leaving(inp, id, p) } : c;
+    });
+    return {
+      version: 1,
+      uninstalling: true,
+      clusterSet: plan.clusterSetId,
+      leader: plan.leader.id,
+      at: new Date(inp.nowMs).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      ok: p.lines.length === 0,
+      clusters,
+      services: [],
+      policies: [],
+      problems: p.lines,
+    };
+  }
   const ids = [plan.leader.id, ...plan.members.map((m) => m.id).filter((id) => id !== plan.leader.id)];
   const clusters = ids.map((id) => {
     const c = clusterReport(inp, id, p);

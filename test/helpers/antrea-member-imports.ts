@@ -14,10 +14,12 @@
  * - ClusterInfo RI of another cluster → ClusterInfoImport `<src>-clusterinfo` in the member namespace;
  * - LabelIdentity RI `<hash>` → LabelIdentity `<hash>` {label, id}.
  */
+import { IMPORTED_ACNP_ANNOTATION } from '../../lib/names';
+
 type Obj = Record<string, unknown>;
 
 export const IMPORTED_SERVICE = 'multicluster.antrea.io/imported-service';
-export const IMPORTED_ACNP = 'multicluster.antrea.io/imported-acnp';
+export const IMPORTED_ACNP = IMPORTED_ACNP_ANNOTATION;
 
 export interface MemberWrites {
   /** Services first (their ClusterIP goes into the ServiceImport's `ips`). */

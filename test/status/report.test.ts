@@ -17,6 +17,9 @@ import { CRD_DIR, loadCrd } from '../../lib/crds';
 import { statusRules } from '../../lib/status/rbac';
 import { matchGolden } from '../helpers/golden';
 import { loadYaml } from '../../lib/yaml';
+import { compile } from '../../lib/compile';
+import { plan as makePlan } from '../../lib/plan';
+import { bundlesFromFiles } from '../../lib/status/live';
 import { clusterIp, liveSet, NOW, readsOf, type LiveSet } from './live-state';
 
 const GOLDEN = path.join(__dirname, 'golden');
@@ -202,6 +205,59 @@ test('a stale announce and a reconciler whose Lease expired', () => {
     );
   has(/^west: last announced itself 600 s ago/);
   has(/^hub: the reconciler's Lease \(holder .*\) was last renewed 60 s ago, over its 15 s$/);
+});
+
+test('uninstalling: members still joined are reported leaving, with what is left of each; once all of it is gone the set is ok', () => {
+  const live = liveSet(clusterSet);
+  const model = { ...clusterSet, uninstall: true };
+  const plan = makePlan(model);
+  const s: LiveSet = { ...live, plan, bundles: bundlesFromFiles(compile(model).files, plan) };
+  const r = report(s);
+  assert.is(r.uninstalling, true);
+  assert.not.ok(r.ok);
+  assert.equal(r.services, []);
+  const east = r.clusters.find((c) => c.id === 'east')!;
+  assert.is(east.leaving?.clusterSet, 1);
+  assert.is(east.leaving?.announce, 1);
+  assert.ok((east.leaving?.exports ?? 0) > 0 && (east.leaving?.imported ?? 0) > 0);
+  assert.ok(
+    r.problems.includes(
+      "east: has not left the leader: MemberClusterAnnounce member-announce-from-east is still there (Antrea's member deletes it once its ClusterSet is gone)",
+    ),
+    r.problems.join('\n'),
+  );
+  assert.match(
+    formatStatus(r, 'text'),
+    /^ClusterSet prod-set \(leader hub\) at \S+: uninstalling, \d+ problems\n/,
+  );
+  // Every member gone from the leader and empty of imports: nothing is left.
+  const leader = s.lists.get(plan.leader.id)!;
+  leader.set(kindKey('MemberClusterAnnounce', plan.leaderNamespace), []);
+  leader.set(kindKey('ResourceExport', plan.leaderNamespace), []);
+  for (const m of plan.members) {
+    const own = s.lists.get(m.id)!;
+    for (const key of [
+      kindKey('ClusterSet', plan.memberNamespace),
+      kindKey('ClusterInfoImport', plan.memberNamespace),
+      kindKey('LabelIdentity'),
+      kindKey('ClusterNetworkPolicy'),
+      ...plan.serviceNamespaces.map((ns) => kindKey('ServiceImport', ns)),
+    ])
+      own.set(key, []);
+  }
+  const done = report(s);
+  assert.equal(done.problems, []);
+  assert.ok(done.ok);
+  assert.equal(done.clusters.find((c) => c.id === 'east')!.leaving, {
+    clusterSet: 0,
+    announce: 0,
+    exports: 0,
+    imported: 0,
+  });
+  assert.match(
+    formatStatus(done, 'text'),
+    /: uninstalling: every member has left\n[\s\S]*membership {4}left/,
+  );
 });
 
 test('goldens: text and markdown of a set with one break of each kind; json is the report', () => {
