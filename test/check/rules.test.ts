@@ -1691,8 +1691,6 @@ test('GIVEN two CIDRs WHEN compared THEN they overlap only if they share an addr
   assert.not.ok(rangesOverlap(r('10.0.0.0/24'), r('10.0.1.0/24')));
 });
 
-test.run();
-
 // ---- token Secret references ----
 
 test('GIVEN the base model with a valid External Secrets configuration WHEN checked THEN nothing is reported', () => {
@@ -1720,3 +1718,5 @@ test('fails with external-secrets-ca-pem: GIVEN a private key in leaderCA.pem WH
   );
   for (const d of ds) assert.not.match(JSON.stringify(d), /SECRET-KEY-MATERIAL|MIIBdummy/);
 });
+
+test.run();
