@@ -12,8 +12,13 @@ import type { Plan } from '../../lib/plan';
 import { BUILTIN_TIERS } from '../../lib/names';
 import { collectionPath, resource } from '../../lib/status/resources';
 import type { Auth, Cluster, Response } from '../kube/cluster';
-import { request } from '../kube/cluster';
-import { memberClusterSetStatus, memberWrites, serviceExportStatus } from '../helpers/antrea-member-imports';
+import { request, requestRetrying } from '../kube/cluster';
+import {
+  IMPORTED_ACNP,
+  memberClusterSetStatus,
+  memberWrites,
+  serviceExportStatus,
+} from '../helpers/antrea-member-imports';
 
 type Obj = Record<string, unknown>;
 
@@ -42,7 +47,7 @@ async function upsert(auth: Auth, o: Obj): Promise<Obj> {
 }
 
 async function items(auth: Auth, path: string): Promise<Obj[]> {
-  const r = ok(`list ${path}`, await request(auth, 'GET', path), 200);
+  const r = ok(`list ${path}`, await requestRetrying(auth, 'GET', path), 200);
   return ((r.json as { items?: Obj[] }).items ?? []) as Obj[];
 }
 
@@ -93,6 +98,53 @@ export async function syncImports(plan: Plan, s: ImportSync, now = new Date()): 
     ok(`delete ClusterNetworkPolicy ${name}`, del, 200, 404);
     ok(`post Event ${md(e).name}`, await request(s.leaderAuth, 'POST', pathOf(e), e), 201);
   }
+}
+
+/** Every object of a kind in the member cluster, all namespaces. */
+async function everywhere(auth: Auth, kind: string): Promise<Obj[]> {
+  const r = resource(kind);
+  const base = r.apiVersion.includes('/') ? `/apis/${r.apiVersion}` : `/api/${r.apiVersion}`;
+  return items(auth, `${base}/${r.plural}`);
+}
+
+async function remove(auth: Auth, o: Obj): Promise<void> {
+  const m = md(o);
+  ok(
+    `delete ${String(o.kind)} ${m.name}`,
+    await requestRetrying(auth, 'DELETE', pathOf(o, m.name)),
+    200,
+    202,
+    404,
+  );
+}
+
+/**
+ * What Antrea's member controller deletes in its own cluster once its ClusterSet is gone and its
+ * announce deleted (cleanUpResources → cleanUpResourcesCreatedByMC, Antrea v2.7): for every
+ * ServiceImport, Service `antrea-mc-<name>` and then the ServiceImport; every ClusterNetworkPolicy
+ * annotated `multicluster.antrea.io/imported-acnp`; every LabelIdentity; every ClusterInfoImport.
+ * NotFound is no error. It deletes no Endpoints: kube-controller-manager's endpoints controller
+ * deletes those of a deleted Service.
+ */
+export async function cleanUpImports(cluster: Cluster): Promise<void> {
+  const admin = cluster.admin;
+  for (const si of await everywhere(admin, 'ServiceImport')) {
+    const m = md(si);
+    await remove(admin, {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: `antrea-mc-${m.name}`, namespace: m.namespace },
+    });
+    await remove(admin, { ...si, kind: 'ServiceImport' });
+  }
+  for (const p of await everywhere(admin, 'ClusterNetworkPolicy')) {
+    const a = (md(p) as { annotations?: Record<string, string> }).annotations ?? {};
+    if (IMPORTED_ACNP in a) await remove(admin, { ...p, kind: 'ClusterNetworkPolicy' });
+  }
+  for (const l of await everywhere(admin, 'LabelIdentity'))
+    await remove(admin, { ...l, kind: 'LabelIdentity' });
+  for (const c of await everywhere(admin, 'ClusterInfoImport'))
+    await remove(admin, { ...c, kind: 'ClusterInfoImport' });
 }
 
 /** The member's 30 s status write on its own ClusterSet (connected to the leader). */

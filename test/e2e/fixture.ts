@@ -155,6 +155,30 @@ export function kubeconfigFor(cluster: Cluster, user: string, token: string): st
   );
 }
 
+/**
+ * A kubeconfig (JSON) with one context per cluster, named by its ID, each with the user `user`
+ * gives for it (a bearer token, or a client certificate and key); `current` is current.
+ */
+export function contextsKubeconfig(
+  clusters: ReadonlyMap<string, Cluster>,
+  user: (id: string, c: Cluster) => { readonly name: string; readonly user: Record<string, string> },
+  current: string,
+): string {
+  const ids = [...clusters.keys()];
+  const users = ids.map((id) => user(id, clusters.get(id)!));
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: ids.map((id) => ({
+      name: id,
+      cluster: { server: clusters.get(id)!.server, 'certificate-authority-data': clusters.get(id)!.caData },
+    })),
+    users,
+    contexts: ids.map((id, i) => ({ name: id, context: { cluster: id, user: users[i]!.name } })),
+    'current-context': current,
+  });
+}
+
 /** Bearer-token credentials for raw requests to the leader. */
 export function leaderAuth(f: ClusterSetFixture, token: string): Auth {
   return { server: f.leader.server, ca: f.leader.caPem, token };

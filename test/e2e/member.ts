@@ -284,6 +284,19 @@ export class SimulatedMember {
     if (r.status !== 200 && r.status !== 409) fail(`member ${this.id}: refresh announce`, r);
   }
 
+  /**
+   * What the member controller does in the leader once its ClusterSet is deleted
+   * (member/clusterset_controller.go cleanUpResources, Antrea v2.7): it deletes its announce with
+   * its token, leaving its exports to the leader ("Any ResourceExports belong to this member cluster
+   * will be cleaned up by the leader cluster when the MemberClusterAnnounce is deleted"), and stops
+   * its common area, whose refresh of the announce stops with it. NotFound counts as done; any other
+   * answer is returned, and the member's reconcile retries (controller-runtime's requeue).
+   */
+  async deleteAnnounce(): Promise<Response> {
+    this.stopAnnouncing();
+    return this.req('DELETE', `${MC}/${this.leaderNs}/memberclusterannounces/${announceName(this.id)}`);
+  }
+
   /** Refreshes the announce every `ms` (Antrea: 10 s) until stopAnnouncing(). */
   startAnnouncing(ms = 10_000): void {
     this.stopAnnouncing();

@@ -20,7 +20,6 @@ import type { StatusReport } from '../../lib/status/report';
 import { collectionPath, resource } from '../../lib/status/resources';
 import { policiesModel } from '../helpers/models';
 import { applyBundle } from '../kube/apply';
-import type { Cluster } from '../kube/cluster';
 import { request, stopAll } from '../kube/cluster';
 import { eventually } from '../kube/wait';
 import {
@@ -29,7 +28,13 @@ import {
   writeServiceExportValid,
   type ImportSync,
 } from './antrea-member-writes';
-import { setUpClusterSet, simulatedMember, tokenFor, type ClusterSetFixture } from './fixture';
+import {
+  contextsKubeconfig,
+  setUpClusterSet,
+  simulatedMember,
+  tokenFor,
+  type ClusterSetFixture,
+} from './fixture';
 import type { SimulatedMember } from './member';
 import { startReconciler, type ReconcilerProcess } from './reconciler-process';
 
@@ -108,21 +113,6 @@ async function membersSync(): Promise<void> {
   }
 }
 
-function kubeconfigFor(clusters: Map<string, Cluster>, tokens: Map<string, string>): string {
-  const ids = [...clusters.keys()];
-  return JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: ids.map((id) => ({
-      name: id,
-      cluster: { server: clusters.get(id)!.server, 'certificate-authority-data': clusters.get(id)!.caData },
-    })),
-    users: ids.map((id) => ({ name: `status-${id}`, user: { token: tokens.get(id)! } })),
-    contexts: ids.map((id) => ({ name: id, context: { cluster: id, user: `status-${id}` } })),
-    'current-context': ids[0],
-  });
-}
-
 const has = (r: StatusReport, re: RegExp) =>
   assert.ok(
     r.problems.some((p) => re.test(p)),
@@ -162,7 +152,14 @@ async function setUp(): Promise<void> {
     tokens.set(id, await tokenFor(c, 'default', STATUS_IDENTITY));
   }
   kubeconfig = path.join(f.dir, 'status.kubeconfig');
-  fs.writeFileSync(kubeconfig, kubeconfigFor(f.clusters, tokens));
+  fs.writeFileSync(
+    kubeconfig,
+    contextsKubeconfig(
+      f.clusters,
+      (id) => ({ name: `status-${id}`, user: { token: tokens.get(id)! } }),
+      f.plan.leader.id,
+    ),
+  );
   // The exported Service in each exporter, exported and announced as Antrea's member does.
   for (const id of MEMBERS) {
     const c = f.clusters.get(id)!;
