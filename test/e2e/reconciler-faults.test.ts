@@ -9,6 +9,7 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { RESOURCE_EXPORT_FINALIZER, announceFinalizer, announceName } from '../../lib/names';
 import { cluster, service, type ModelDraft } from '../helpers/models';
 import { request, stopAll } from '../kube/cluster';
 import { eventually, sleep } from '../kube/wait';
@@ -70,6 +71,19 @@ async function untilLeader(r: ReconcilerProcess, timeoutMs = 30_000): Promise<vo
 
 function writes(m: Map<string, number>): number {
   return metricSum(m, 'clusterset_reconciler_writes_total');
+}
+
+/** The malformed exports of the malformed-exports case, refused in their status for good. */
+const REFUSED = [
+  'm1-junk',
+  'mars-app-svc-25-service',
+  'm1-app-svc-26-service',
+  'm1-app-svc-27-endpoints',
+  'm2-app-svc-28-endpoints',
+];
+
+async function differencesBesidesRefused(c: Ctx): Promise<string[]> {
+  return (await c.w.differences()).filter((d) => !REFUSED.some((n) => d === `${n}: status Failure`));
 }
 
 const faults = suite('reconciler: faults on real API servers');
@@ -243,13 +257,6 @@ faults(
     await m3.exportService('app', 'svc-28', { ports: PORTS, clusterIP: '10.3.200.28' });
     c.w.exported.set('svc-28', new Map([['m3', '10.3.200.28']]));
 
-    const refused = [
-      'm1-junk',
-      'mars-app-svc-25-service',
-      'm1-app-svc-26-service',
-      'm1-app-svc-27-endpoints',
-      'm2-app-svc-28-endpoints',
-    ];
     const reasons = await eventually('every malformed export refused', async () => {
       const byName = new Map(
         (await c.w.list('resourceexports')).map((e) => [(e.metadata as { name: string }).name, e]),
@@ -257,8 +264,8 @@ faults(
       const cond = (n: string) =>
         (byName.get(n)?.status as { conditions?: { type: string; message: string }[] } | undefined)
           ?.conditions?.[0];
-      return refused.every((n) => cond(n)?.type === 'Failure')
-        ? new Map(refused.map((n) => [n, cond(n)!.message]))
+      return REFUSED.every((n) => cond(n)?.type === 'Failure')
+        ? new Map(REFUSED.map((n) => [n, cond(n)!.message]))
         : undefined;
     });
     assert.match(reasons.get('m1-junk')!, /kind "Raw" is not one a member exports/);
@@ -272,13 +279,87 @@ faults(
     assert.is(r.child.exitCode, null, 'still running');
     assert.equal(await r.get('/healthz'), { status: 200, body: 'ok\n' });
     // The refused ones aside, everything converges, and a new good export flows.
-    const differencesBesidesRefused = async () =>
-      (await c.w.differences()).filter((d) => !refused.some((n) => d === `${n}: status Failure`));
     await m2.exportService('app', 'svc-29', { ports: PORTS, clusterIP: '10.2.200.29' });
     c.w.exported.set('svc-29', new Map([['m2', '10.2.200.29']]));
     await eventually(
       'good exports flow beside the refused ones',
-      async () => ((await differencesBesidesRefused()).length === 0 ? true : undefined),
+      async () => ((await differencesBesidesRefused(c)).length === 0 ? true : undefined),
+      30_000,
+    );
+  },
+);
+
+faults(
+  "GIVEN a member that leaves (its announce deleted, as Antrea's member does once its ClusterSet is gone) WHEN the reconciler is killed while that member's exports are being deleted THEN another releases the announce only once every one of them is gone, and the imports drop the member",
+  async () => {
+    const c = await context();
+    const admin = c.f.leader.admin;
+    const m3 = c.members[2]!;
+    const exportsPath = `${MC}/${c.f.ns}/resourceexports`;
+    const announcePath = `${MC}/${c.f.ns}/memberclusterannounces/${announceName('m3')}`;
+    type Meta = { name: string; deletionTimestamp?: string; finalizers?: string[] };
+    const m3Exports = async () =>
+      (await c.w.list('resourceexports'))
+        .filter((e) => (e.spec as { clusterID?: string }).clusterID === 'm3')
+        .map((e) => e.metadata as Meta);
+    const announce = async () => {
+      const r = await request(admin, 'GET', announcePath);
+      return r.status === 404 ? undefined : (r.json as { metadata: Meta }).metadata;
+    };
+    const before = await m3Exports();
+    assert.ok(before.length > 1, `m3 exports several objects (${before.length})`);
+    assert.ok((await announce())?.finalizers?.includes(announceFinalizer('m3')), 'its announce is held');
+    // One export's deletion is slowed by a finalizer of the test's own (a slow deletion, not a
+    // member's write), so that the kill lands while the member's exports are still being deleted.
+    const HOLD = 'faults.test/hold';
+    const held = before[0]!;
+    const patch = (finalizers: string[]) =>
+      request(
+        admin,
+        'PATCH',
+        `${exportsPath}/${held.name}`,
+        { metadata: { finalizers } },
+        'application/merge-patch+json',
+      );
+    assert.is((await patch([...(held.finalizers ?? []), HOLD])).status, 200);
+
+    const r1 = c.recs.at(-1)!;
+    const left = await m3.deleteAnnounce();
+    assert.is(left.status, 200, left.body);
+    // r1 deletes every export of m3 and withdraws their data; the held one stays, being deleted.
+    await eventually('every export of m3 but the held one deleted, and released', async () => {
+      const now = await m3Exports();
+      return now.length === 1 &&
+        now[0]!.name === held.name &&
+        now[0]!.deletionTimestamp !== undefined &&
+        !now[0]!.finalizers?.includes(RESOURCE_EXPORT_FINALIZER)
+        ? true
+        : undefined;
+    });
+    const a = await announce();
+    assert.ok(a?.deletionTimestamp, 'the announce is being deleted');
+    assert.ok(a?.finalizers?.includes(announceFinalizer('m3')), 'and held while an export of m3 is left');
+    r1.kill('SIGKILL');
+    assert.is(await r1.exited, 'SIGKILL');
+
+    const r2 = startReconciler(c.f, 'faults-5', { args: FAST });
+    c.recs.push(r2);
+    await untilLeader(r2);
+    await eventually('r2 synced', async () => ((await r2.get('/readyz')).status === 200 ? true : undefined));
+    await sleep(2000);
+    assert.ok(
+      (await announce())?.finalizers?.includes(announceFinalizer('m3')),
+      'still held after the restart',
+    );
+    assert.is((await patch([])).status, 200);
+    await eventually('the announce of m3 gone', async () => ((await announce()) ? undefined : true));
+    assert.equal(await m3Exports(), [], 'no export of m3 left');
+    // What an undisturbed reconciler makes of it: m3 exports nothing any more.
+    for (const by of c.w.exported.values()) by.delete('m3');
+    for (const holders of c.w.labels.values()) holders.delete('m3');
+    await eventually(
+      'the imports drop m3',
+      async () => ((await differencesBesidesRefused(c)).length === 0 ? true : undefined),
       30_000,
     );
   },

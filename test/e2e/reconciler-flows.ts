@@ -348,8 +348,13 @@ export function flowsSuite(title: string, prefix: string, driver: ReconcilerDriv
       // The last refresh the member made was 25 h ago: past Antrea's (and the default) 24 h.
       await c.north.announce(new Date(Date.now() - 25 * 3600_000));
       await untilGone(c, 'memberclusterannounces', announceName('north'));
-      await untilGone(c, 'resourceexports', serviceExportName('north', 'demo', 'web', 'service'));
-      await untilGone(c, 'resourceexports', serviceExportName('north', 'demo', 'web', 'endpoints'));
+      // The announce goes only once every export of the member is gone (no finalizer left behind).
+      for (const kind of ['service', 'endpoints'] as const)
+        assert.is(
+          await get(c, 'resourceexports', serviceExportName('north', 'demo', 'web', kind)),
+          undefined,
+          `north's ${kind} export gone before its announce`,
+        );
       await untilIps(c, 'web', undefined);
       assert.ok(
         c.rec.logs.some((l) => l.msg === 'silent member retired' && l.announce === announceName('north')),
