@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Builds the Go program in test/<name> (its own go.mod and committed go.sum, so -mod=readonly) into
-#   <repo>/.cache/<name>/<hash of go.mod, go.sum and its *.go files>/<name>
+#   <repo>/.cache/<name>/<hash of go.mod, go.sum and its *.go files>/<last element of name>
 # and prints that path on stdout (last line). Progress goes to stderr. Modules come from the Go
 # module proxy. A no-op when the binary already exists for these sources.
 #
 #   bash test/helpers/go-build.sh <name> "<what it builds, for the log>" [<package>]
 #
+# <name> may be nested (`flux/source-controller`: test/flux/source-controller/, binary
+# source-controller).
 # <package> is what `go build` builds in test/<name>: `.` (its main.go) unless given, or a command
 # of a module its go.mod requires (a `tool` line), built at the version go.mod and go.sum pin.
 #
@@ -22,7 +24,8 @@ src="$root/test/$name"
 mapfile -t sources < <(compgen -G "$src/*.go" | LC_ALL=C sort)
 key="$(cat "$src/go.mod" "$src/go.sum" "${sources[@]}" | sha256sum | cut -c1-16)"
 dir="${GO_TOOL_CACHE_DIR:-$root/.cache}/$name/$key"
-bin="$dir/$name"
+base="${name##*/}"
+bin="$dir/$base"
 
 if [[ -x "$bin" ]]; then
   echo "$bin"
@@ -51,8 +54,8 @@ start=$SECONDS
   cd "$src"
   export CGO_ENABLED=0
   export GOFLAGS="${GOFLAGS:-} -mod=readonly"
-  go build -trimpath -ldflags="-s -w" -o "$dir/.$name.tmp" "$package"
+  go build -trimpath -ldflags="-s -w" -o "$dir/.$base.tmp" "$package"
 )
-mv "$dir/.$name.tmp" "$bin"
+mv "$dir/.$base.tmp" "$bin"
 echo "test/$name: built in $((SECONDS - start))s" >&2
 echo "$bin"

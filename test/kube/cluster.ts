@@ -269,8 +269,11 @@ function makeLeaf(
 /** Ports this process already handed to a cluster; never handed out twice. */
 const handedOut = new Set<number>();
 
-/** Picks n distinct free TCP ports on 127.0.0.1 (all held open until every one is chosen). */
-async function freePorts(n: number): Promise<number[]> {
+/**
+ * Picks n distinct free TCP ports on 127.0.0.1 (all held open until every one is chosen), never one
+ * this process handed out before (to a cluster, or to a delivery tool's processes, test/delivery).
+ */
+export async function freePorts(n: number): Promise<number[]> {
   const servers: net.Server[] = [];
   const chosen: number[] = [];
   try {

@@ -1,6 +1,8 @@
 // Polling helper for tests against real API servers (controllers and admission informers are
 // eventually consistent).
 
+import * as http from 'node:http';
+
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -26,4 +28,16 @@ export async function eventually<T>(
     await sleep(intervalMs);
   }
   throw new Error(`timed out after ${timeoutMs} ms: ${what}${last ? ` (last error: ${String(last)})` : ''}`);
+}
+
+/** The status code of a GET of `url` (0 when it does not answer within `timeoutMs`): a health probe. */
+export function httpStatus(url: string, timeoutMs = 5000): Promise<number> {
+  return new Promise((resolve) => {
+    const req = http.get(url, { timeout: timeoutMs }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(0));
+  });
 }
