@@ -182,19 +182,9 @@ export interface AppProjectSpec {
   /**
    * SignatureKeys contains a list of PGP key IDs that commits in Git must be signed with in order to be allowed for sync
    *
-   * Deprecated: Use SourceIntegrity instead. SignatureKeys will be removed with the next major version.
-   *
    * @schema AppProjectSpec#signatureKeys
    */
   readonly signatureKeys?: AppProjectSpecSignatureKeys[];
-
-  /**
-   * SourceIntegrity represents a constraint on manifest sources integrity to be met before they can be used.
-   * Do not access directly, use EffectiveSourceIntegrity() for correct backwards compatibility handling.
-   *
-   * @schema AppProjectSpec#sourceIntegrity
-   */
-  readonly sourceIntegrity?: AppProjectSpecSourceIntegrity;
 
   /**
    * SourceNamespaces defines the namespaces application resources are allowed to be created in
@@ -236,7 +226,6 @@ export function toJson_AppProjectSpec(obj: AppProjectSpec | undefined): Record<s
     'permitOnlyProjectScopedClusters': obj.permitOnlyProjectScopedClusters,
     'roles': obj.roles?.map(y => toJson_AppProjectSpecRoles(y)),
     'signatureKeys': obj.signatureKeys?.map(y => toJson_AppProjectSpecSignatureKeys(y)),
-    'sourceIntegrity': toJson_AppProjectSpecSourceIntegrity(obj.sourceIntegrity),
     'sourceNamespaces': obj.sourceNamespaces?.map(y => y),
     'sourceRepos': obj.sourceRepos?.map(y => y),
     'syncWindows': obj.syncWindows?.map(y => toJson_AppProjectSpecSyncWindows(y)),
@@ -247,7 +236,8 @@ export function toJson_AppProjectSpec(obj: AppProjectSpec | undefined): Record<s
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
 /**
- * ClusterResourceRestrictionItem is a cluster resource that is restricted by the project's whitelist or blacklist
+ * GroupKind specifies a Group and a Kind, but does not force a version.  This is useful for identifying
+ * concepts during lookup stages without having partially valid types
  *
  * @schema AppProjectSpecClusterResourceBlacklist
  */
@@ -261,14 +251,6 @@ export interface AppProjectSpecClusterResourceBlacklist {
    * @schema AppProjectSpecClusterResourceBlacklist#kind
    */
   readonly kind: string;
-
-  /**
-   * Name is the name of the restricted resource. Glob patterns using Go's filepath.Match syntax are supported.
-   * Unlike the group and kind fields, if no name is specified, all resources of the specified group/kind are matched.
-   *
-   * @schema AppProjectSpecClusterResourceBlacklist#name
-   */
-  readonly name?: string;
 }
 
 /**
@@ -280,7 +262,6 @@ export function toJson_AppProjectSpecClusterResourceBlacklist(obj: AppProjectSpe
   const result = {
     'group': obj.group,
     'kind': obj.kind,
-    'name': obj.name,
   };
   // filter undefined values
   return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
@@ -288,7 +269,8 @@ export function toJson_AppProjectSpecClusterResourceBlacklist(obj: AppProjectSpe
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
 /**
- * ClusterResourceRestrictionItem is a cluster resource that is restricted by the project's whitelist or blacklist
+ * GroupKind specifies a Group and a Kind, but does not force a version.  This is useful for identifying
+ * concepts during lookup stages without having partially valid types
  *
  * @schema AppProjectSpecClusterResourceWhitelist
  */
@@ -302,14 +284,6 @@ export interface AppProjectSpecClusterResourceWhitelist {
    * @schema AppProjectSpecClusterResourceWhitelist#kind
    */
   readonly kind: string;
-
-  /**
-   * Name is the name of the restricted resource. Glob patterns using Go's filepath.Match syntax are supported.
-   * Unlike the group and kind fields, if no name is specified, all resources of the specified group/kind are matched.
-   *
-   * @schema AppProjectSpecClusterResourceWhitelist#name
-   */
-  readonly name?: string;
 }
 
 /**
@@ -321,7 +295,6 @@ export function toJson_AppProjectSpecClusterResourceWhitelist(obj: AppProjectSpe
   const result = {
     'group': obj.group,
     'kind': obj.kind,
-    'name': obj.name,
   };
   // filter undefined values
   return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
@@ -582,8 +555,6 @@ export function toJson_AppProjectSpecRoles(obj: AppProjectSpecRoles | undefined)
 /**
  * SignatureKey is the specification of a key required to verify commit signatures with
  *
- * Deprecated: Use SourceIntegrity instead. SignatureKeys will be removed with the next major version.
- *
  * @schema AppProjectSpecSignatureKeys
  */
 export interface AppProjectSpecSignatureKeys {
@@ -610,36 +581,7 @@ export function toJson_AppProjectSpecSignatureKeys(obj: AppProjectSpecSignatureK
 /* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
 
 /**
- * SourceIntegrity represents a constraint on manifest sources integrity to be met before they can be used.
- * Do not access directly, use EffectiveSourceIntegrity() for correct backwards compatibility handling.
- *
- * @schema AppProjectSpecSourceIntegrity
- */
-export interface AppProjectSpecSourceIntegrity {
-  /**
-   * Git - policies for git source verification
-   *
-   * @schema AppProjectSpecSourceIntegrity#git
-   */
-  readonly git: AppProjectSpecSourceIntegrityGit;
-}
-
-/**
- * Converts an object of type 'AppProjectSpecSourceIntegrity' to JSON representation.
- */
-/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
-export function toJson_AppProjectSpecSourceIntegrity(obj: AppProjectSpecSourceIntegrity | undefined): Record<string, any> | undefined {
-  if (obj === undefined) { return undefined; }
-  const result = {
-    'git': toJson_AppProjectSpecSourceIntegrityGit(obj.git),
-  };
-  // filter undefined values
-  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
-}
-/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
-
-/**
- * InlineSyncWindow contains the kind, time, duration and attributes that are used to assign the syncWindows to apps
+ * SyncWindow contains the kind, time, duration and attributes that are used to assign the syncWindows to apps
  *
  * @schema AppProjectSpecSyncWindows
  */
@@ -708,15 +650,6 @@ export interface AppProjectSpecSyncWindows {
   readonly schedule?: string;
 
   /**
-   * SyncOverrun allows ongoing syncs to continue in two scenarios:
-   * For deny windows: allows syncs that started before the deny window became active to continue running
-   * For allow windows: allows syncs that started during the allow window to continue after the window ends
-   *
-   * @schema AppProjectSpecSyncWindows#syncOverrun
-   */
-  readonly syncOverrun?: boolean;
-
-  /**
    * TimeZone of the sync that will be applied to the schedule
    *
    * @schema AppProjectSpecSyncWindows#timeZone
@@ -740,7 +673,6 @@ export function toJson_AppProjectSpecSyncWindows(obj: AppProjectSpecSyncWindows 
     'manualSync': obj.manualSync,
     'namespaces': obj.namespaces?.map(y => y),
     'schedule': obj.schedule,
-    'syncOverrun': obj.syncOverrun,
     'timeZone': obj.timeZone,
   };
   // filter undefined values
@@ -818,126 +750,6 @@ export function toJson_AppProjectSpecRolesJwtTokens(obj: AppProjectSpecRolesJwtT
     'exp': obj.exp,
     'iat': obj.iat,
     'id': obj.id,
-  };
-  // filter undefined values
-  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
-}
-/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
-
-/**
- * Git - policies for git source verification
- *
- * @schema AppProjectSpecSourceIntegrityGit
- */
-export interface AppProjectSpecSourceIntegrityGit {
-  /**
-   * @schema AppProjectSpecSourceIntegrityGit#policies
-   */
-  readonly policies: AppProjectSpecSourceIntegrityGitPolicies[];
-}
-
-/**
- * Converts an object of type 'AppProjectSpecSourceIntegrityGit' to JSON representation.
- */
-/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
-export function toJson_AppProjectSpecSourceIntegrityGit(obj: AppProjectSpecSourceIntegrityGit | undefined): Record<string, any> | undefined {
-  if (obj === undefined) { return undefined; }
-  const result = {
-    'policies': obj.policies?.map(y => toJson_AppProjectSpecSourceIntegrityGitPolicies(y)),
-  };
-  // filter undefined values
-  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
-}
-/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
-
-/**
- * @schema AppProjectSpecSourceIntegrityGitPolicies
- */
-export interface AppProjectSpecSourceIntegrityGitPolicies {
-  /**
-   * Verify GPG commit/tag signatures
-   *
-   * @schema AppProjectSpecSourceIntegrityGitPolicies#gpg
-   */
-  readonly gpg: AppProjectSpecSourceIntegrityGitPoliciesGpg;
-
-  /**
-   * List of repository criteria restricting repositories the policy will apply to
-   *
-   * @schema AppProjectSpecSourceIntegrityGitPolicies#repos
-   */
-  readonly repos: AppProjectSpecSourceIntegrityGitPoliciesRepos[];
-}
-
-/**
- * Converts an object of type 'AppProjectSpecSourceIntegrityGitPolicies' to JSON representation.
- */
-/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
-export function toJson_AppProjectSpecSourceIntegrityGitPolicies(obj: AppProjectSpecSourceIntegrityGitPolicies | undefined): Record<string, any> | undefined {
-  if (obj === undefined) { return undefined; }
-  const result = {
-    'gpg': toJson_AppProjectSpecSourceIntegrityGitPoliciesGpg(obj.gpg),
-    'repos': obj.repos?.map(y => toJson_AppProjectSpecSourceIntegrityGitPoliciesRepos(y)),
-  };
-  // filter undefined values
-  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
-}
-/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
-
-/**
- * Verify GPG commit/tag signatures
- *
- * @schema AppProjectSpecSourceIntegrityGitPoliciesGpg
- */
-export interface AppProjectSpecSourceIntegrityGitPoliciesGpg {
-  /**
-   * List of key IDs to trust. The keys need to be in the repository server keyring.
-   *
-   * @schema AppProjectSpecSourceIntegrityGitPoliciesGpg#keys
-   */
-  readonly keys: string[];
-
-  /**
-   * @schema AppProjectSpecSourceIntegrityGitPoliciesGpg#mode
-   */
-  readonly mode: string;
-}
-
-/**
- * Converts an object of type 'AppProjectSpecSourceIntegrityGitPoliciesGpg' to JSON representation.
- */
-/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
-export function toJson_AppProjectSpecSourceIntegrityGitPoliciesGpg(obj: AppProjectSpecSourceIntegrityGitPoliciesGpg | undefined): Record<string, any> | undefined {
-  if (obj === undefined) { return undefined; }
-  const result = {
-    'keys': obj.keys?.map(y => y),
-    'mode': obj.mode,
-  };
-  // filter undefined values
-  return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));
-}
-/* eslint-enable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
-
-/**
- * @schema AppProjectSpecSourceIntegrityGitPoliciesRepos
- */
-export interface AppProjectSpecSourceIntegrityGitPoliciesRepos {
-  /**
-   * URL specifier, glob.
-   *
-   * @schema AppProjectSpecSourceIntegrityGitPoliciesRepos#url
-   */
-  readonly url: string;
-}
-
-/**
- * Converts an object of type 'AppProjectSpecSourceIntegrityGitPoliciesRepos' to JSON representation.
- */
-/* eslint-disable max-len, @stylistic/max-len, quote-props, @stylistic/quote-props */
-export function toJson_AppProjectSpecSourceIntegrityGitPoliciesRepos(obj: AppProjectSpecSourceIntegrityGitPoliciesRepos | undefined): Record<string, any> | undefined {
-  if (obj === undefined) { return undefined; }
-  const result = {
-    'url': obj.url,
   };
   // filter undefined values
   return Object.fromEntries(Object.entries(result).filter((i) => i[1] !== undefined));

@@ -6,7 +6,7 @@
  *
  * One text for every use: the ConfigMap a member bundle renders with `takeOver.memberControllerConfig`
  * (render/member-config.ts), and otherwise what `clusterset explain` prints for Antrea's own install
- * and what the member's partial Deployment carries as the expected settings (render/member-restart.ts).
+ * and what the member's restart Job carries as the expected settings (render/member-restart.ts).
  * Pure.
  */
 import type { PlannedCluster } from './plan';

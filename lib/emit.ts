@@ -11,14 +11,15 @@
  *   things in;
  * - `clusters/<cluster>/kustomization.yaml` lists the bundle's files in that order;
  * - delivery objects (Argo CD, Flux) go outside the bundles, to `<folder>/<Kind>.<name>.yaml` with a
- *   `<folder>/kustomization.yaml` each (folders `argocd`, `argocd/apps`, `flux`);
+ *   `<folder>/kustomization.yaml` each (folders `argocd`, `argocd/apps`, `flux`), but for the folders
+ *   of partial objects (`argocd/config`, render/delivery.ts PATCH_FOLDERS), which get none;
  * - `.clusterset-index` lists every emitted file, so that the writer prunes what the model no longer
  *   produces and never touches anything else.
  */
 import { cmp } from './diagnostics';
 import type { Diagnostic } from './diagnostics';
 import type { Bundles, K8sObject } from './render';
-import type { DeliveryFolders } from './render/delivery';
+import { PATCH_FOLDERS, type DeliveryFolders } from './render/delivery';
 import { dumpYaml } from './yaml';
 
 export const INDEX_FILE = '.clusterset-index';
@@ -81,6 +82,7 @@ function emitObjects(
   files: Map<string, string>,
   diagnostics: Diagnostic[],
   dumped: WeakMap<K8sObject, string>,
+  listed = true,
 ): number {
   const seen = new Map<string, K8sObject>();
   const resources: string[] = [];
@@ -109,10 +111,11 @@ function emitObjects(
     files.set(where, text);
     resources.push(rel);
   }
-  files.set(
-    `${folder}/kustomization.yaml`,
-    dumpYaml({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources }),
-  );
+  if (listed)
+    files.set(
+      `${folder}/kustomization.yaml`,
+      dumpYaml({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources }),
+    );
   return unordered.length;
 }
 
@@ -147,7 +150,8 @@ export function emit(bundles: Bundles, delivery: DeliveryFolders = new Map()): E
   // Delivery objects live outside the bundles, one folder each, named `<Kind>.<name>.yaml`.
   for (const folder of [...delivery.keys()].sort(cmp)) {
     const objects = delivery.get(folder) ?? [];
-    emitObjects(folder, objects, (o) => `${o.kind}.${o.metadata.name}.yaml`, files, diagnostics, dumped);
+    const rel = (o: K8sObject) => `${o.kind}.${o.metadata.name}.yaml`;
+    emitObjects(folder, objects, rel, files, diagnostics, dumped, !PATCH_FOLDERS.has(folder));
   }
   const index = [...files.keys()];
   files.set(

@@ -91,7 +91,7 @@ export interface ClusterSetProps {
    * The clusterset reconciler, which runs in the leader in place of Antrea's leader controller and
    * keeps what only exists at run time: Endpoints, ClusterInfo and LabelIdentity ResourceImports,
    * the status of ResourceExports, finalizers and member liveness. The leader bundle holds its
-   * Deployment, ServiceAccount, Role, Lease and compiled config.
+   * Deployment, ServiceAccount, Role and compiled config; it creates its Lease itself.
    * @default - the defaults below: 2 replicas of this clusterset release's image, members retired after 24 h
    */
   readonly reconciler?: ReconcilerProps;
@@ -145,17 +145,16 @@ export interface TakeOverProps {
   /**
    * Render Antrea's member controller settings, ConfigMap `antrea-mc-controller-config` (key
    * `controller_manager_config.yaml`) in the member namespace, into every member bundle, and
-   * restart the controller when they change (the partial Deployment's `clusterset/config-checksum`,
-   * applied by Argo CD; where Flux delivers, the PR comment lists the restart command).
+   * restart the controller when they change (the member's restart Job sets
+   * `clusterset/config-checksum` on its Pod template, under Argo CD and Flux alike).
    * Antrea's member manifest (`antrea-multicluster-member.yml`, or `antctl mc deploy
    * membercluster`) ships this ConfigMap too: drop it from that install before turning this on.
    *
    * Off, the settings clusterset derives from the model (Service and Pod CIDRs, gateway IP
    * precedence, endpoint IP type, stretched NetworkPolicy) still have to reach the controller, through
    * Antrea's install: `clusterset explain --cluster <member>` prints the exact
-   * `controller_manager_config.yaml` for it, the partial Deployment carries the same text in its
-   * `clusterset/expected-member-config` annotation (never in the Pod template, so it restarts
-   * nothing), and the PR comment's "After merge" block lists "update Antrea's member controller
+   * `controller_manager_config.yaml` for it, the member's restart Job carries the same text in its
+   * `clusterset/expected-member-config` annotation (which restarts nothing), and the PR comment's "After merge" block lists "update Antrea's member controller
    * config" for each member whose settings change, with the restart command (the controller reads
    * the file only at start).
    * @default false
@@ -679,8 +678,10 @@ export interface AdmissionProps {
 /** The reconciler's Deployment in the leader, and how it treats silent members. */
 export interface ReconcilerProps {
   /**
-   * The reconciler's container image: this package, built by the repository's `Dockerfile`.
-   * Pin it by digest where the registry allows.
+   * The reconciler's container image: this package, built by the repository's `Dockerfile`. Every
+   * member runs it too, in the Job that restarts Antrea's member controller after its Tiers change
+   * (`clusterset restart-member-controller`), so members must be able to pull it. Pin it by digest
+   * where the registry allows.
    * @default - `DEFAULT_RECONCILER_IMAGE` (lib/names.ts): `ghcr.io/clusterset/clusterset:<version>`, the version of the clusterset package that compiles the model, so the reconciler reads the config this compiler writes
    * @example 'registry.example.com/platform/clusterset:0.1.0'
    */

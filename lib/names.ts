@@ -27,8 +27,9 @@ export const DEFAULT_FLUX_NAMESPACE = 'flux-system';
  */
 export const DEFAULT_RECONCILER_IMAGE = `ghcr.io/clusterset/clusterset:${packageVersion}`;
 /**
- * The reconciler's name: its ServiceAccount, Role, RoleBinding, Deployment and Lease, and the field
- * manager of every write it makes (Argo CD ignores the fields it owns, `managedFieldsManagers`).
+ * The reconciler's name: its ServiceAccount, Role, RoleBinding, Deployment and Lease (which it
+ * creates itself, lib/reconciler/election.ts), and the field manager of every write it makes (Argo
+ * CD ignores the fields it owns, `managedFieldsManagers`).
  */
 export const RECONCILER_NAME = 'clusterset-reconciler';
 /** The ConfigMap holding the reconciler's compiled config, and its key (lib/reconciler/config.ts). */
@@ -130,6 +131,16 @@ export const IMPORTED_ACNP_ANNOTATION = 'multicluster.antrea.io/imported-acnp';
 
 /** Antrea's member controller Deployment (YAMLS/antrea-multicluster-member.yml), in the member namespace. */
 export const MEMBER_CONTROLLER_DEPLOYMENT = 'antrea-mc-controller';
+
+/**
+ * The restart of Antrea's member controller in each member (render/member-restart.ts): its
+ * ServiceAccount, Role and RoleBinding in the member namespace, and the prefix of its Job, named
+ * `clusterset-restart-<10 hex digits>` after what it sets, so that each change is a new Job.
+ */
+export const MEMBER_RESTART_NAME = 'clusterset-restart';
+export function memberRestartJobName(digest: string): string {
+  return `${MEMBER_RESTART_NAME}-${digest.slice(0, 10)}`;
+}
 
 /** Antrea's member controller ConfigMap (same manifest), in the member namespace. */
 export const MEMBER_CONTROLLER_CONFIG = 'antrea-mc-controller-config';

@@ -21,7 +21,7 @@ export const BUILTIN_KINDS: ReadonlySet<string> = new Set([
   'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding',
   'apiextensions.k8s.io/v1/CustomResourceDefinition',
   'apps/v1/Deployment',
-  'coordination.k8s.io/v1/Lease',
+  'batch/v1/Job',
   'policy/v1/PodDisruptionBudget',
 ]);
 

@@ -9,6 +9,8 @@ import { synthetic } from '../bench/synth/model';
 import example from '../clusterset';
 import { compile } from '../lib/compile';
 import type { ClusterSetProps } from '../lib/model';
+import { LEADER_APPLIED } from '../lib/render/flux';
+import { HEALTH_CHECKS } from '../lib/render/health';
 import { dumpYaml, dumpYamlReference, loadYaml } from '../lib/yaml';
 import { caseNames, loadCase } from './helpers/golden';
 import { prng } from './helpers/shuffle';
@@ -50,9 +52,11 @@ for (const [name, model] of models) {
     let documents = 0;
     for (const o of objects) {
       assertSame(o, `${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name}`);
-      // ConfigMap data that is itself YAML (Antrea's member controller config) was dumped too.
+      // ConfigMap data that is itself YAML (Antrea's member controller config, the reconciler's
+      // JSON) was dumped too; other values (the Lua of Argo CD's health checks) are text, not YAML.
       if (o.kind !== 'ConfigMap') continue;
       for (const [k, text] of Object.entries((o.data ?? {}) as Record<string, string>)) {
+        if (!/\.(ya?ml|json)$/.test(k)) continue;
         const doc = loadYaml(text);
         if (doc === null || typeof doc !== 'object') continue;
         assertSame(doc, `ConfigMap ${o.metadata.name} ${k}`);
@@ -106,6 +110,9 @@ const NASTY = [
   `${'line of text '.repeat(20)}\n`.repeat(5),
   'é'.repeat(600),
   'a\t'.repeat(600),
+  // what the compiler renders that is code: Argo CD's Lua health checks, Flux's CEL
+  ...HEALTH_CHECKS.flatMap((c) => [c.lua, c.current, c.failed]),
+  LEADER_APPLIED,
 ];
 
 /** Characters the random strings are made of. */

@@ -1,7 +1,7 @@
 /**
- * Every command of the CLI: synth and validate (here), diff, explain, init, token and reconcile.
- * main.ts loads this module for every command but `reconcile`, which the leader's image runs and
- * which needs none of the compiler's modules.
+ * Every command of the CLI: synth and validate (here), diff, explain, init, status, token, reconcile
+ * and restart-member-controller. main.ts loads this module for every command but the two the image
+ * runs (`reconcile`, `restart-member-controller`), which need none of the compiler's modules.
  */
 import * as path from 'node:path';
 import type { Argv } from 'yargs';
@@ -10,6 +10,7 @@ import { diffCommand, staleSummary } from './diff';
 import { explainCommand } from './explain';
 import { initCommand } from './init';
 import { reconcileCommand } from './reconcile';
+import { restartCommand } from './restart';
 import { statusCommand } from './status';
 import { tokenCommand } from './token';
 import {
@@ -230,5 +231,6 @@ export function withCommands(y: Argv<{ progress: boolean }>) {
     .command(initCommand)
     .command(statusCommand)
     .command(tokenCommand)
-    .command(reconcileCommand);
+    .command(reconcileCommand)
+    .command(restartCommand);
 }

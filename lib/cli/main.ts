@@ -2,13 +2,15 @@
 /**
  * The clusterset CLI. Thin: yargs parses, library verbs do the work; flags choose what to do and
  * where to write, never what is rendered. The commands are in commands.ts, loaded for every command
- * but `reconcile`: what the leader's image runs loads yargs and the reconciler alone, none of the
- * compiler's modules (cdk8s, the bindings, the renderers: about 35 MB of resident memory).
+ * but `reconcile` and `restart-member-controller`: what the image runs (the leader's reconciler, a
+ * member's restart Job) loads yargs and the in-cluster runtime alone, none of the compiler's modules
+ * (cdk8s, the bindings, the renderers: about 35 MB of resident memory).
  */
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import type * as Commands from './commands';
 import { reconcileCommand } from './reconcile';
+import { RESTART_COMMAND, restartCommand } from './restart';
 import type * as Write from './write';
 
 /**
@@ -88,11 +90,14 @@ export async function main(argv: string[]): Promise<void> {
     describe: 'print stage timings to stderr',
     default: process.stderr.isTTY,
   });
+  const first = argv.find((a) => !a.startsWith('-'));
   const cli =
-    argv.find((a) => !a.startsWith('-')) === 'reconcile'
+    first === 'reconcile'
       ? base.command(reconcileCommand)
-      : // eslint-disable-next-line @typescript-eslint/no-require-imports
-        (require('./commands') as typeof Commands).withCommands(base);
+      : first === RESTART_COMMAND
+        ? base.command(restartCommand)
+        : // eslint-disable-next-line @typescript-eslint/no-require-imports
+          (require('./commands') as typeof Commands).withCommands(base);
   await cli
     .completion('completion', 'print the shell completion script (bash; `completion zsh` for zsh)')
     .demandCommand(1)

@@ -5,20 +5,23 @@
  * its token or what External Secrets needs for it, annotating gateway Nodes where a member starts
  * exchanging Services across networks, what removing a member does under each tool, Antrea's member
  * controller settings where Antrea's install owns them, taking an object out of its other owner when
- * clusterset takes it over, restarting Antrea's member controller where Flux delivers a member), the
- * breaking changes that something outside out/ must follow (a Service's ports). What happens by
- * itself (a member controller restart under Argo CD) is in the impact summary instead. Pure.
+ * clusterset takes it over), the breaking changes that something outside out/ must follow (a
+ * Service's ports). What happens by itself (a member controller restart, by the member bundle's Job)
+ * is in the impact summary instead. Pure.
  */
 import { MEMBER_CONFIG_KEY } from '../antrea-member-config';
 import type { GatewayNodeProps } from '../model';
 import {
   MEMBER_CONTROLLER_CONFIG,
   MEMBER_CONTROLLER_DEPLOYMENT,
+  MEMBER_RESTART_NAME,
   announceName,
+  memberIdentityName,
   memberImportName,
   memberTokenReaderName,
 } from '../names';
 import { ARGOCD_APPS_FOLDER, CASCADE_FINALIZER, IN_CLUSTER_SERVER } from '../render/argocd';
+import { ARGOCD_CM, ARGOCD_CONFIG_FOLDER } from '../render/delivery';
 import { FLUX_FOLDER } from '../render/flux';
 import {
   EXPECTED_MEMBER_CONFIG_ANNOTATION,
@@ -175,7 +178,7 @@ function leaving(diff: TreeDiff, id: string, withToken = true): string[] {
     const gone = objects.filter((x) => !keeps(x.before));
     const kept = objects.filter((x) => keeps(x.before));
     if (objects.length === 0) return `what ${who} applied in ${id}`;
-    return `what ${who} applied in ${id} (${joinAnd(kindCounts(gone))})${kept.length > 0 ? ` but not its ${joinAnd(kindCounts(kept))}, which are never deleted` : ''}`;
+    return `what ${who} applied in ${id} (${joinAnd(kindCounts(gone))})${kept.length > 0 ? ` but not its ${joinAnd(kindCounts(kept))}, which ${kept.length === 1 ? 'is' : 'are'} never deleted` : ''}`;
   };
   // Not before: deleting needs the registration or kubeconfig to reach the member.
   const then = (cleanup: readonly string[], they: string): string =>
@@ -199,6 +202,34 @@ function leaving(diff: TreeDiff, id: string, withToken = true): string[] {
     );
   if (withToken) steps.push(...tokenLeaving(diff, id));
   return steps;
+}
+
+/**
+ * A member that leaves while the same change removes its identity from the leader (every removal but
+ * the uninstall, which keeps the identities until the members have left) cannot finish its own
+ * clean-up: Antrea's member controller, its ClusterSet gone, first deletes its announce in the leader
+ * with its token, and retries for as long as the leader refuses the token, never reaching what it
+ * imported (member/clusterset_controller.go cleanUpResources); started with no ClusterSet, its stale
+ * clean-up deletes everything it imported (member/stale_controller.go). So it is restarted once its
+ * delivery has deleted its ClusterSet. The reconciler retires its announce and exports by itself.
+ */
+function identityGone(diff: TreeDiff, id: string, leader: string | undefined): string[] {
+  const identity = clusterBundle(diff, leader)?.objects.some(
+    (x) => x.kind === 'ServiceAccount' && x.change === 'removed' && x.name === memberIdentityName(id),
+  );
+  const clusterSet = removedObjects(diff, id).find((x) => x.kind === 'ClusterSet')?.before;
+  if (!identity || !clusterSet) return [];
+  const ns = clusterSet.metadata.namespace ?? 'kube-system';
+  const cascading = toolsOf(diff, id).filter((t) => t.cascade);
+  const when =
+    cascading.length === 2
+      ? 'only once both are gone'
+      : cascading.length === 1
+        ? `only once ${cascading[0]!.object} ${cascading[0]!.object.endsWith('s') ? 'are' : 'is'} gone`
+        : 'once its ClusterSet is deleted';
+  return [
+    `${id} leaves: ${when}, restart Antrea's member controller there, so that it deletes what it imported (this change also removes its identity from ${leader ?? 'the leader'}, and its own clean-up, which first deletes its announce there with its token, stops at that; started with no ClusterSet, it deletes everything it imported; the reconciler retires its announce and exports): \`kubectl --context <${id}> -n ${ns} rollout restart deployment ${MEMBER_CONTROLLER_DEPLOYMENT}\``,
+  ];
 }
 
 /**
@@ -316,7 +347,7 @@ function leaderRemoval(leader: string, ns: string, u: Uninstall): string[] {
   const describe = (keeps: Tool['keeps'], who: string): string => {
     const gone = u.leaderObjects.filter((x) => !keeps(x) && x.metadata.namespace !== ns);
     const kept = u.leaderObjects.filter((x) => keeps(x));
-    return `what ${who} applied in ${leader} first: the leader namespace ${ns} with everything still in it (the reconciler, the member identities, the compiled imports)${gone.length > 0 ? ` and ${joinAnd(kindCounts(gone.filter((x) => x.kind !== 'Namespace')))}` : ''}${kept.length > 0 ? `, but not its ${joinAnd(kindCounts(kept))}, which are never deleted` : ''}`;
+    return `what ${who} applied in ${leader} first: the leader namespace ${ns} with everything still in it (the reconciler, the member identities, the compiled imports)${gone.length > 0 ? ` and ${joinAnd(kindCounts(gone.filter((x) => x.kind !== 'Namespace')))}` : ''}${kept.length > 0 ? `, but not its ${joinAnd(kindCounts(kept))}, which ${kept.length === 1 ? 'is' : 'are'} never deleted` : ''}`;
   };
   const byHand = (): string => {
     const cluster = u.leaderObjects.filter(
@@ -520,8 +551,6 @@ export function afterMerge(
     readonly exporters: (service: string) => readonly string[];
     /** How the summary names a group of clusters (impact.ts `phrase`): bounded, "all 4 members". */
     readonly phrase?: (clusters: readonly string[]) => string;
-    /** Clusters a Flux Kustomization delivers after the change. */
-    readonly fluxDelivered?: ReadonlySet<string>;
     /** Members that start exchanging Services across networks, new members first. */
     readonly gateways?: readonly GatewayChange[];
     /** Set when the change uninstalls the ClusterSet: every member leaves, the leader stays. */
@@ -543,6 +572,37 @@ export function afterMerge(
   if (projectChanges && cascading.length === 0) {
     steps.push(
       `re-apply the AppProject in the management cluster: ${apply} (the root Application does not manage it, and Argo CD refuses an Application whose destination or kinds it does not permit)`,
+    );
+  }
+
+  // The health checks of Antrea's kinds, merged into Argo CD's own settings (render/health.ts).
+  const health = argocd?.objects.find(
+    (x) => x.kind === 'ConfigMap' && x.name === ARGOCD_CM && x.change !== 'removed',
+  );
+  if (health) {
+    steps.push(
+      `merge the health checks of Antrea's kinds into Argo CD's settings in the management cluster: \`kubectl -n ${health.namespace ?? 'argocd'} patch configmap ${ARGOCD_CM} --type merge --patch-file ${outPath(diff)}/${ARGOCD_CONFIG_FOLDER}/ConfigMap.${ARGOCD_CM}.yaml\` (Argo CD's install owns that ConfigMap: the patch sets those keys alone; until then a refused export or a ClusterSet that is not Ready shows as Healthy)`,
+    );
+  }
+
+  // Earlier releases applied a partial Deployment of Antrea's member controller (now the restart
+  // Job does its work): under Argo CD, where it took, its tracking stays on Antrea's Deployment, and
+  // the Application would stay OutOfSync for a pruning its Prune=false forbids.
+  const legacy = diff.bundles.flatMap((b) =>
+    b.type === 'cluster' && b.cluster !== undefined && !o.left.includes(b.cluster)
+      ? b.objects
+          .filter(
+            (x) =>
+              x.kind === 'Deployment' && x.name === MEMBER_CONTROLLER_DEPLOYMENT && x.change === 'removed',
+          )
+          .map((x) => ({ id: b.cluster!, ns: x.namespace ?? 'kube-system' }))
+      : [],
+  );
+  if (legacy.length > 0) {
+    const one = legacy.length === 1 ? `<${legacy[0]!.id}>` : '<member>';
+    const ns = legacy[0]!.ns;
+    steps.push(
+      `Antrea's member controller Deployment in ${joinAnd(legacy.map((l) => l.id))} is no longer patched by the bundle (a restart Job is): where Argo CD applied the old partial object, drop what it left, so that the Application does not stay OutOfSync: \`kubectl --context ${one} -n ${ns} annotate deployment ${MEMBER_CONTROLLER_DEPLOYMENT} argocd.argoproj.io/tracking-id- argocd.argoproj.io/sync-options- argocd.argoproj.io/sync-wave-\` and \`kubectl --context ${one} -n ${ns} label deployment ${MEMBER_CONTROLLER_DEPLOYMENT} app.kubernetes.io/instance-\` (the label under Argo CD's label tracking)`,
     );
   }
 
@@ -578,7 +638,7 @@ export function afterMerge(
 
   if (o.uninstall && o.leader !== undefined)
     steps.push(...uninstallSteps(diff, o.leader, o.left, o.uninstall));
-  else for (const id of o.left) steps.push(...leaving(diff, id));
+  else for (const id of o.left) steps.push(...leaving(diff, id), ...identityGone(diff, id, o.leader));
   if (projectChanges && cascading.length > 0) {
     const ns = cascading[0]!.namespace ?? 'argocd';
     const names = cascading.map((a) => `application/${a.name}`).join(' ');
@@ -588,7 +648,6 @@ export function afterMerge(
   }
 
   steps.push(...memberConfigSteps(diff, o.left, o.phrase ?? joinAnd));
-  steps.push(...fluxRestartSteps(diff, o.fluxDelivered ?? new Set(), o.phrase ?? joinAnd));
 
   // Ports of a Service: the import follows the model, each exporter's export follows its Service.
   for (const x of clusterBundle(diff, o.leader)?.objects ?? []) {
@@ -629,8 +688,8 @@ function clusterSetNamespace(b: BundleDiff): string | undefined {
 /**
  * Antrea's member controller settings, per member bundle that stays: where Antrea's install owns the
  * ConfigMap (`takeOver.memberControllerConfig` off), the settings clusterset expects ride in the
- * partial Deployment's `clusterset/expected-member-config` annotation, and a change of them (a
- * joining member included) must be carried into that install, then the controller restarted, since
+ * restart Job's `clusterset/expected-member-config` annotation, and a change of them (a joining
+ * member included) must be carried into that install, then the controller restarted, since
  * it reads the file only at start. Where clusterset starts rendering the ConfigMap, the install must
  * stop shipping it. Members grouped per step and namespace, so a change to every member is one line.
  */
@@ -646,13 +705,10 @@ function memberConfigSteps(
   for (const b of diff.bundles) {
     if (b.type !== 'cluster' || b.cluster === undefined || left.includes(b.cluster)) continue;
     const own = clusterSetNamespace(b);
+    const expected = expectedMemberConfig(b);
+    if (expected.is !== undefined && expected.is !== expected.was) add(update, expected.ns, b.cluster);
     for (const x of b.objects) {
       const ns = x.namespace ?? 'kube-system';
-      if (x.kind === 'Deployment' && x.name === MEMBER_CONTROLLER_DEPLOYMENT) {
-        const was = str(at(x.before, 'metadata', 'annotations', EXPECTED_MEMBER_CONFIG_ANNOTATION));
-        const is = str(at(x.after, 'metadata', 'annotations', EXPECTED_MEMBER_CONFIG_ANNOTATION));
-        if (is !== undefined && is !== was) add(update, ns, b.cluster);
-      }
       if (x.kind === 'ConfigMap' && x.name === MEMBER_CONTROLLER_CONFIG && x.change === 'added')
         add(takeOver, ns, b.cluster);
       // A Service's Namespace, never pruned (render/namespaces.ts), and not the member's own one,
@@ -686,54 +742,61 @@ function memberConfigSteps(
 }
 
 /**
- * Why the partial Deployment of Antrea's member controller (render/member-restart.ts) rolls the
- * controller: `['Tiers']`, `['settings']`, both, or `[]` for another Pod template change; undefined
- * when its Pod template does not change (no restart).
+ * The member's restart Job (render/member-restart.ts) on one side of its bundle's diff. Named after
+ * what it sets, so a change shows as one Job removed and another added.
  */
-export function restartReasons(o: ObjectChange): string[] | undefined {
-  if (o.kind !== 'Deployment' || o.name !== MEMBER_CONTROLLER_DEPLOYMENT || o.change !== 'changed')
-    return undefined;
-  const template = 'spec.template.metadata.annotations';
-  const rolled = new Set(
-    o.fields.filter((f) => f.path.startsWith(template)).map((f) => f.path.slice(template.length)),
+export function restartJob(b: BundleDiff, side: 'before' | 'after'): ObjectChange | undefined {
+  return b.objects.find(
+    (x) => x.kind === 'Job' && x.name.startsWith(`${MEMBER_RESTART_NAME}-`) && x[side] !== undefined,
   );
-  if (rolled.size === 0) return undefined;
-  return [
-    ...(rolled.has(`["${TIERS_CHECKSUM_ANNOTATION}"]`) ? ['Tiers'] : []),
-    ...(rolled.has(`["${MEMBER_CONFIG_CHECKSUM_ANNOTATION}"]`) ? ['settings'] : []),
-  ];
+}
+
+/** The Pod template annotations a restart Job sets (its `--annotation KEY=VALUE` arguments). */
+function restartAnnotationsOf(job: DiffObject | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  const containers = at(job, 'spec', 'template', 'spec', 'containers');
+  const args = Array.isArray(containers) ? at(containers[0], 'args') : undefined;
+  if (!Array.isArray(args)) return out;
+  for (let i = 0; i + 1 < args.length; i++) {
+    if (args[i] !== '--annotation') continue;
+    const kv = String(args[i + 1]);
+    const eq = kv.indexOf('=');
+    if (eq > 0) out.set(kv.slice(0, eq), kv.slice(eq + 1));
+  }
+  return out;
 }
 
 /**
- * Flux never applies the partial Deployment that restarts Antrea's member controller (its apply
- * refuses a partial Deployment; render/flux.ts patches it out), so where Flux delivers a member
- * whose controller that object would roll (its Tiers changed, or its settings when clusterset
- * renders them), the restart is a person's: once Flux has applied the member's Kustomizations, so
- * that the new controller finds the Tiers and re-reads every import (antrea-mc.md §c.3). A joining
- * member needs none: its ClusterSet arrives after its Tiers. Members grouped per namespace and
- * reason.
+ * The settings Antrea's install must hold for a member, before and after the change (the restart
+ * Job's `clusterset/expected-member-config`; before it, the partial Deployment that earlier releases
+ * rendered carried it), and the member namespace.
  */
-function fluxRestartSteps(
-  diff: TreeDiff,
-  flux: ReadonlySet<string>,
-  phrase: (clusters: readonly string[]) => string,
-): string[] {
-  const groups = new Map<string, { ns: string; why: string[]; ids: string[] }>();
-  for (const b of diff.bundles) {
-    if (b.type !== 'cluster' || b.cluster === undefined || !flux.has(b.cluster)) continue;
-    for (const x of b.objects) {
-      const why = restartReasons(x);
-      if (why === undefined) continue;
-      const ns = x.namespace ?? 'kube-system';
-      const key = `${ns}\u0000${why.join()}`;
-      const g = groups.get(key) ?? { ns, why, ids: [] };
-      g.ids.push(b.cluster);
-      groups.set(key, g);
-    }
-  }
-  return [...groups.values()].map((g) => {
-    const one = g.ids.length === 1;
-    const changed = g.why.length > 0 ? `${one ? 'its' : 'their'} ${g.why.join(' and ')} changed` : 'it rolls';
-    return `restart Antrea's member controller in ${phrase(g.ids)} where Flux delivers ${one ? 'it' : 'them'} (${changed}; Flux does not apply the restart object), once Flux has applied ${one ? 'its' : 'their'} Kustomizations: \`kubectl --context <${one ? g.ids[0]! : 'member'}> -n ${g.ns} rollout restart deployment ${MEMBER_CONTROLLER_DEPLOYMENT}\``;
-  });
+function expectedMemberConfig(b: BundleDiff): { was?: string; is?: string; ns: string } {
+  const before = restartJob(b, 'before')?.before;
+  const after = restartJob(b, 'after')?.after;
+  const legacy = b.objects.find((x) => x.kind === 'Deployment' && x.name === MEMBER_CONTROLLER_DEPLOYMENT);
+  const was = str(at(before ?? legacy?.before, 'metadata', 'annotations', EXPECTED_MEMBER_CONFIG_ANNOTATION));
+  const is = str(at(after, 'metadata', 'annotations', EXPECTED_MEMBER_CONFIG_ANNOTATION));
+  const ns = str(at(after ?? before, 'metadata', 'namespace')) ?? 'kube-system';
+  return { ...(was !== undefined ? { was } : {}), ...(is !== undefined ? { is } : {}), ns };
+}
+
+/**
+ * Why the member's restart Job rolls Antrea's member controller: `['Tiers']`, `['settings']` or
+ * both; undefined when what it sets does not change: no Job on either side (a joining or leaving
+ * member, whose controller finds its Tiers in place), or the same annotations (another image: the
+ * new Job runs and finds them set).
+ */
+export function restartReasons(b: BundleDiff): string[] | undefined {
+  const before = restartJob(b, 'before');
+  const after = restartJob(b, 'after');
+  if (before === undefined || after === undefined) return undefined;
+  const was = restartAnnotationsOf(before.before);
+  const is = restartAnnotationsOf(after.after);
+  const changed = (k: string) => was.get(k) !== is.get(k);
+  const why = [
+    ...(changed(TIERS_CHECKSUM_ANNOTATION) ? ['Tiers'] : []),
+    ...(changed(MEMBER_CONFIG_CHECKSUM_ANNOTATION) ? ['settings'] : []),
+  ];
+  return why.length > 0 ? why : undefined;
 }

@@ -17,6 +17,7 @@ import {
   type GatewayChange,
   type Uninstall,
   afterMerge,
+  restartJob,
   restartReasons,
 } from './after-merge';
 import type { Plan } from '../plan';
@@ -25,6 +26,7 @@ import {
   CLUSTER_ID_ANNOTATION,
   MEMBER_CONTROLLER_CONFIG,
   MEMBER_CONTROLLER_DEPLOYMENT,
+  MEMBER_RESTART_NAME,
   memberIdentityName,
 } from '../names';
 import { EXPECTED_MEMBER_CONFIG_ANNOTATION } from '../render/member-restart';
@@ -39,7 +41,7 @@ import {
   joinAnd,
 } from './describe';
 import type { BundleDiff, DiffObject, FieldChange, ObjectChange, TreeDiff } from './tree';
-import { bundleOf, diffTrees } from './tree';
+import { bundleOf, diffTrees, diffValues } from './tree';
 import { count, noun } from '../plural';
 import { clipEnd } from './clip';
 
@@ -190,30 +192,6 @@ function factsOf(files: ReadonlyMap<string, string>): Facts {
   return facts;
 }
 
-/**
- * The clusters each delivery tool delivers in `files`: Argo CD Applications and Flux Kustomizations
- * (in a delivery folder) whose source path is `<path>/clusters/<id>`.
- */
-function deliveredBy(files: ReadonlyMap<string, string>): { argocd: Set<string>; flux: Set<string> } {
-  const out = { argocd: new Set<string>(), flux: new Set<string>() };
-  for (const [file, content] of files) {
-    if (bundleOf(file).type !== 'delivery') continue;
-    if (!content.includes('kind: Application\n') && !content.includes('kind: Kustomization\n')) continue;
-    for (const d of documents(content)) {
-      if (!isObj(d) || typeof d.apiVersion !== 'string' || !isObj(d.spec)) continue;
-      const tool = d.apiVersion.startsWith('argoproj.io/')
-        ? out.argocd
-        : d.apiVersion.startsWith('kustomize.toolkit.fluxcd.io/')
-          ? out.flux
-          : undefined;
-      const source = isObj(d.spec.source) ? d.spec.source.path : d.spec.path;
-      const id = typeof source === 'string' ? /(?:^|\/)clusters\/([^/]+)\/?$/.exec(source)?.[1] : undefined;
-      if (tool && id !== undefined) tool.add(id);
-    }
-  }
-  return out;
-}
-
 const sorted = (xs: Iterable<string>): string[] => [...xs].sort(cmp);
 
 /**
@@ -282,6 +260,17 @@ function fieldSummary(fields: readonly FieldChange[], strip = '', max = 3): stri
   return fields.length > max ? `${shown.join('; ')}; and ${fields.length - max} more` : shown.join('; ');
 }
 
+/** The settings Antrea's install must hold, as a restart Job (or an earlier partial Deployment) carries them. */
+function expectedConfig(o: DiffObject | undefined): string | undefined {
+  const a = o?.metadata.annotations;
+  const v = isObj(a) ? a[EXPECTED_MEMBER_CONFIG_ANNOTATION] : undefined;
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** The member's restart Job (render/member-restart.ts), described per bundle. */
+const isRestartJob = (o: ObjectChange): boolean =>
+  o.kind === 'Job' && o.name.startsWith(`${MEMBER_RESTART_NAME}-`);
+
 function spec(o: DiffObject | undefined): Record<string, unknown> {
   return o && isObj(o.spec) ? o.spec : {};
 }
@@ -346,7 +335,6 @@ export function impact(
 ): Impact {
   const fb = factsOf(before);
   const fa = factsOf(after);
-  const delivery = deliveredBy(after);
   const leader = fa.leader ?? fb.leader;
   const membersBefore = sorted(fb.members);
   const membersAfter = sorted(fa.members);
@@ -439,8 +427,9 @@ export function impact(
       for (const o of b.objects)
         if (o.kind !== 'ServiceExport' && o.kind !== 'ClusterNetworkPolicy') explained.add(o);
     }
+    describeMemberRestart(b, cluster);
     for (const o of b.objects) {
-      if (explained.has(o)) continue;
+      if (explained.has(o) || isRestartJob(o)) continue;
       describeObject(o, cluster);
     }
     if (b.objects.length === 0 && b.files.length > 0)
@@ -673,10 +662,6 @@ export function impact(
       );
       return;
     }
-    if (o.kind === 'Deployment' && o.name === MEMBER_CONTROLLER_DEPLOYMENT && o.change === 'changed') {
-      describeMemberRestart(o, cluster);
-      return;
-    }
     if (o.kind === 'CustomResourceDefinition') {
       acc.add(
         'crds',
@@ -704,33 +689,33 @@ export function impact(
   }
 
   /**
-   * The partial Deployment of Antrea's member controller (render/member-restart.ts): its Pod
-   * template checksums are a restart, not a diff to read; the settings Antrea's install must hold
+   * The member's restart Job (render/member-restart.ts): a new one is a restart when what it sets
+   * changes, not a diff to read; the settings Antrea's install must hold
    * (`takeOver.memberControllerConfig` off) are read like the ConfigMap's.
    */
-  function describeMemberRestart(o: ObjectChange, cluster: string): void {
-    const expected = `metadata.annotations["${EXPECTED_MEMBER_CONFIG_ANNOTATION}"]`;
-    const why = restartReasons(o);
-    if (why !== undefined) {
-      const because = why.length > 0 ? ` (its ${why.join(' and ')} changed)` : '';
-      // Flux never applies the restart object (render/flux.ts): a person restarts it (After merge).
+  function describeMemberRestart(b: BundleDiff, cluster: string): void {
+    const why = restartReasons(b);
+    if (why !== undefined)
       acc.add(
         'member-config',
-        !delivery.flux.has(cluster)
-          ? `Antrea's member controller restarts in {clusters}${because}`
-          : delivery.argocd.has(cluster)
-            ? `Antrea's member controller restarts in {clusters}${because} under Argo CD; under Flux, by hand (see After merge)`
-            : `Antrea's member controller in {clusters} needs a restart by hand${because}: Flux does not apply the restart object (see After merge)`,
+        `Antrea's member controller restarts in {clusters} (its ${why.join(' and ')} changed)`,
         [cluster],
       );
-    }
-    const settings = o.fields.filter((f) => f.path.startsWith(`${expected}.`));
-    if (settings.length > 0)
-      acc.add(
-        'member-config',
-        `member controller settings change in {clusters}: ${fieldSummary(settings, expected, 4)}; Antrea's install holds them (see After merge)`,
-        [cluster],
-      );
+    // Before the Job, earlier releases' partial Deployment of Antrea's member controller held them.
+    const was =
+      restartJob(b, 'before')?.before ??
+      b.objects.find((x) => x.kind === 'Deployment' && x.name === MEMBER_CONTROLLER_DEPLOYMENT)?.before;
+    const after = expectedConfig(restartJob(b, 'after')?.after);
+    const before = expectedConfig(was);
+    if (after === undefined || before === undefined || before === after) return;
+    const path = `metadata.annotations["${EXPECTED_MEMBER_CONFIG_ANNOTATION}"]`;
+    const fields: FieldChange[] = [];
+    diffValues(before, after, path, fields);
+    acc.add(
+      'member-config',
+      `member controller settings change in {clusters}: ${fieldSummary(fields, path, 4)}; Antrea's install holds them (see After merge)`,
+      [cluster],
+    );
   }
 
   const names = sorted(new Set([...fb.exports.keys(), ...fa.exports.keys()]));
@@ -761,7 +746,6 @@ export function impact(
       left,
       exporters: (service) => sorted(fa.exports.get(service) ?? []),
       phrase: (ids) => phrase(new Set(ids), memberSets),
-      fluxDelivered: delivery.flux,
       gateways: gatewayChanges(fb, fa, joined, afterPlan),
       ...(uninstalling ? { uninstall: uninstallOf(after, leader) } : {}),
     }),

@@ -8,7 +8,8 @@
  * `export/<name>` (exports no other key owns), and `clusterset` (the leader ClusterSet's status).
  */
 import { performance } from 'node:perf_hooks';
-import { announceName, endpointsImportName, RECONCILER_NAME } from '../names';
+import { announceName, endpointsImportName, RECONCILER_NAME, serviceImportName } from '../names';
+import { MANAGED_BY, MANAGED_BY_LABEL, PART_OF_LABEL } from '../render/util';
 import type { ReconcilerConfig } from './config';
 import {
   announceClusterId,
@@ -51,7 +52,7 @@ import { WorkQueue } from './queue';
 
 /** The field manager of every write: Argo CD ignores the fields it owns (render/argocd.ts). */
 export const FIELD_MANAGER = RECONCILER_NAME;
-/** The Lease, rendered in the leader bundle. */
+/** The Lease the replicas elect a writer with; the reconciler creates it (election.ts). */
 export const LEASE_NAME = RECONCILER_NAME;
 
 export interface ControllerOptions {
@@ -183,6 +184,7 @@ export class Controller {
       name: LEASE_NAME,
       identity: o.identity,
       fieldManager: FIELD_MANAGER,
+      labels: { [MANAGED_BY_LABEL]: MANAGED_BY, [PART_OF_LABEL]: o.config.clusterSetId },
       log: o.log,
       ...(o.leaseDurationS !== undefined ? { leaseDurationS: o.leaseDurationS } : {}),
       ...(o.renewDeadlineMs !== undefined ? { renewDeadlineMs: o.renewDeadlineMs } : {}),
@@ -326,6 +328,7 @@ export class Controller {
           name,
           exports: this.exportsOf(key),
           existing: this.imports.store.get(endpointsImportName(namespace, name)),
+          compiled: this.imports.store.get(serviceImportName(namespace, name)),
           sameSpec: this.sameSpec,
           now,
         });
@@ -353,6 +356,7 @@ export class Controller {
         const names = this.byCluster.get(rest) ?? new Set<string>();
         return reconcileMember({
           clusterId: rest,
+          isMember: config.members.some((m) => m.id === rest),
           announce: this.announces.store.get(announceName(rest)),
           exports: [...names].map((n) => this.exports.store.get(n)).filter((e): e is CachedExport => !!e),
           retireAfterMs: config.retireMembersAfterSeconds * 1000,
@@ -400,7 +404,7 @@ export class Controller {
       const refused = new Map(outcome.refused.map((r) => [r.export, r.why]));
       const statuses: Action[] = [];
       for (const a of outcome.actions) {
-        if (a.op === 'exportStatus') {
+        if (a.op === 'exportStatus' || a.op === 'importStatus') {
           statuses.push(a);
           continue;
         }
@@ -495,6 +499,19 @@ export class Controller {
           }
           this.imports.drop(a.name);
           this.o.log.debug('import deleted', { import: a.name, key });
+          break;
+        case 'importStatus':
+          try {
+            const stored = await c.request(
+              'PATCH',
+              `${this.base}/resourceimports/${a.name}/status?${fm}`,
+              { metadata: { uid: a.uid }, status: { clusterStatuses: a.clusterStatuses } },
+              { patch: 'merge' },
+            );
+            this.imports.upsert(stored);
+          } catch (e) {
+            if (!isApiError(e, 404, 409)) throw e; // gone, or replaced by a new object with its own event
+          }
           break;
         case 'exportStatus':
           try {

@@ -19,6 +19,7 @@ import {
   LEGACY_RESOURCE_EXPORT_FINALIZER,
   RESOURCE_EXPORT_FINALIZER,
   serviceExportName,
+  serviceImportName,
 } from '../names';
 import type { ReconcilerConfig, ReconcilerPort, ReconcilerService } from './config';
 import {
@@ -30,6 +31,7 @@ import {
   type CachedImport,
   type ClusterSetStatus,
   type Condition,
+  type ImportClusterStatus,
 } from './objects';
 
 /** The largest label identity ID: 24 bits of VNI, 16777215 being "unknown" (Antrea). */
@@ -57,6 +59,12 @@ export type Action =
   | { readonly op: 'createImport'; readonly name: string; readonly spec: ImportSpec }
   | { readonly op: 'replaceImport'; readonly name: string; readonly uid: string; readonly spec: ImportSpec }
   | { readonly op: 'deleteImport'; readonly name: string; readonly uid: string }
+  | {
+      readonly op: 'importStatus';
+      readonly name: string;
+      readonly uid: string;
+      readonly clusterStatuses: readonly ImportClusterStatus[];
+    }
   | {
       readonly op: 'exportStatus';
       readonly name: string;
@@ -131,9 +139,19 @@ export function exportKey(e: CachedExport): string {
   return `export/${e.name}`;
 }
 
-/** Key of the reconcile that owns a dynamic import, or undefined for compiled and foreign ones. */
+/**
+ * Key of the reconcile that owns an import: a dynamic one, or a compiled ServiceImport one (whose
+ * status the Service's reconcile keeps); undefined for compiled ACNP imports and foreign ones.
+ */
 export function importKey(i: CachedImport): string | undefined {
   if (i.kind === 'Endpoints' && i.specNamespace !== undefined && i.specName !== undefined)
+    return serviceKey(i.specNamespace, i.specName);
+  if (
+    i.kind === 'ServiceImport' &&
+    i.specNamespace !== undefined &&
+    i.specName !== undefined &&
+    i.name === serviceImportName(i.specNamespace, i.specName)
+  )
     return serviceKey(i.specNamespace, i.specName);
   if (i.kind === 'ClusterInfo') return `ci/${i.name}`;
   if (i.kind === 'LabelIdentity') return `label/${i.name}`;
@@ -309,6 +327,8 @@ export interface ServiceInputs {
   readonly exports: readonly CachedExport[];
   /** The import named `<ns>-<name>-endpoints`, if it exists. */
   readonly existing: CachedImport | undefined;
+  /** The compiled import named `<ns>-<name>-service`, if it exists: its status is kept here. */
+  readonly compiled?: CachedImport | undefined;
   readonly sameSpec: SameSpec;
   /** RFC 3339, for lastTransitionTime. */
   readonly now: string;
@@ -443,8 +463,57 @@ export function reconcileService(input: ServiceInputs): Outcome {
     }
     actions.push(...releaseAction(e));
   }
+  actions.push(...importStatusAction(inp.compiled, inp.exports, why, withdrawing, inp.now));
   const refused = refusals(inp.exports, why);
   return requeueAfterMs === undefined ? { actions, refused } : { actions, refused, requeueAfterMs };
+}
+
+/** Antrea's leader's message on an import's cluster status (resourceexport_controller.go). */
+export const IMPORT_STATUS_SUCCEEDED = 'update is successful';
+
+/**
+ * The status of the compiled ServiceImport import, `status.clusterStatuses`: one entry per cluster
+ * that exports the Service, in cluster ID order, `Succeeded` True when its exports take part in the
+ * import (Antrea's leader's shape and message) and False, with the reason, when the reconciler
+ * refuses one of them (the Service export's reason first). Antrea's leader writes only the True
+ * entries, on an import update; the refusals are clusterset's, so that Argo CD's and Flux's health
+ * checks of the import, which delivery tracks, show a refused export (render/health.ts). Written
+ * even with no exporter (an empty list), so that the import always has a status once the reconciler
+ * has seen it. Exports being deleted or withdrawn are left out.
+ */
+function importStatusAction(
+  compiled: CachedImport | undefined,
+  exports: readonly CachedExport[],
+  why: ReadonlyMap<string, string | undefined>,
+  withdrawing: ReadonlySet<string>,
+  now: string,
+): Action[] {
+  if (!compiled || compiled.deleting || compiled.kind !== 'ServiceImport') return [];
+  const byCluster = new Map<string, CachedExport[]>();
+  for (const e of exports) {
+    const id = e.spec!.clusterID;
+    if (e.deleting || withdrawing.has(e.name) || typeof id !== 'string' || id === '') continue;
+    byCluster.set(id, [...(byCluster.get(id) ?? []), e]);
+  }
+  const old = compiled.clusterStatuses;
+  const clusterStatuses = [...byCluster.keys()].sort().map((id) => {
+    const refused = byCluster.get(id)!.filter((e) => why.get(e.name) !== undefined);
+    const r = refused.find((e) => e.spec!.kind === 'Service') ?? refused[0];
+    const next =
+      r === undefined
+        ? { type: 'Succeeded', status: 'True', message: IMPORT_STATUS_SUCCEEDED }
+        : {
+            type: 'Succeeded',
+            status: 'False',
+            reason: 'ConvergeFailure',
+            message: `ResourceExport ${r.name} can't be converged to ResourceImport: ${why.get(r.name)!}`,
+          };
+    const prev = old?.find((s) => s.clusterID === id)?.conditions.find((c) => c.type === 'Succeeded');
+    return { clusterID: id, conditions: [carried(prev, next, now)] };
+  });
+  return old !== undefined && canonicalJson(old) === canonicalJson(clusterStatuses)
+    ? []
+    : [{ op: 'importStatus', name: compiled.name, uid: compiled.uid, clusterStatuses }];
 }
 
 function refusals(exports: readonly CachedExport[], why: ReadonlyMap<string, string | undefined>): Refusal[] {
@@ -605,6 +674,12 @@ export function reconcileStray(e: CachedExport, now: string): Outcome {
 
 export interface MemberInputs {
   readonly clusterId: string;
+  /**
+   * Whether the model lists the cluster as a member. One it no longer lists has lost its identity
+   * in the leader in the same sync that dropped it from the config, so it can neither refresh nor
+   * delete its announce: it is retired at once, not after `retireAfterMs`. @default true
+   */
+  readonly isMember?: boolean;
   readonly announce: CachedAnnounce | undefined;
   /** Every export whose spec.clusterID is this cluster. */
   readonly exports: readonly CachedExport[];
@@ -655,7 +730,7 @@ export function reconcileMember(inp: MemberInputs): Outcome {
     };
   }
   const silentFor = inp.nowMs - lastTouchMs(a);
-  if (silentFor >= inp.retireAfterMs)
+  if (silentFor >= inp.retireAfterMs || inp.isMember === false)
     return { actions: [{ op: 'deleteAnnounce', name: a.name, uid: a.uid }], refused: [] };
   const actions: Action[] = a.finalizers.includes(finalizer)
     ? []

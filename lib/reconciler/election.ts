@@ -6,8 +6,13 @@
  * successful renewal is younger than `renewDeadlineMs` (< leaseDuration), so that it stops writing
  * before anyone else may start. Every write is a compare-and-swap on resourceVersion.
  *
- * The Lease is rendered in the leader bundle (the reconciler may only get and update it, by name).
- * Its annotations also carry state that must survive restarts (the label ID cursor).
+ * The reconciler creates the Lease when there is none, as client-go's elector does (taking it in
+ * the same write), and re-creates it if it is deleted; it is not rendered in the leader bundle,
+ * since Argo CD 3 never applies a Lease (coordination.k8s.io/Lease is in its hard-coded resource
+ * exclusions). Its Role may create Leases (RBAC cannot name the object of a create) and get and
+ * update this one; the reconciler-writes admission policy lets it create this name only. The
+ * Lease's annotations also carry state that must survive restarts (the label ID cursor); a Lease
+ * created afresh has none, and the allocator starts past the highest ID in use.
  */
 import { isApiError, type KubeClient } from './kube';
 import type { Logger } from './log';
@@ -29,6 +34,8 @@ export interface ElectorOptions {
   readonly onStartedLeading: () => void;
   readonly onStoppedLeading: () => void;
   readonly now?: () => number;
+  /** Labels of a Lease this elector creates. */
+  readonly labels?: Readonly<Record<string, string>>;
   /** On shutdown, before the Lease is released: let writes in flight finish. */
   readonly beforeRelease?: () => Promise<void>;
 }
@@ -61,6 +68,8 @@ export class LeaderElector {
   /** The record (holder + renewTime) we last saw, and when we saw it change, on our clock. */
   private observedRecord = '';
   private observedAt = 0;
+  /** The holder of the Lease as last read ('' when free or never read). */
+  private lastHolder = '';
   private leading = false;
   private lastRenewMs = 0;
   private readonly now: () => number;
@@ -116,12 +125,40 @@ export class LeaderElector {
       timeoutMs: this.renewDeadlineMs / 2,
     });
     this.lease = lease;
+    this.lastHolder = lease.spec?.holderIdentity ?? '';
     const record = `${lease.spec?.holderIdentity ?? ''}|${lease.spec?.renewTime ?? ''}`;
     if (record !== this.observedRecord) {
       this.observedRecord = record;
       this.observedAt = this.now();
     }
     return lease;
+  }
+
+  /**
+   * Creates the Lease with our identity as holder (client-go's elector does the same when its GET
+   * finds none). Another replica creating it first answers 409; the next round reads theirs.
+   */
+  private async create(): Promise<void> {
+    const now = this.now();
+    const body: Lease = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: {
+        name: this.o.name,
+        namespace: this.o.namespace,
+        ...(this.o.labels ? { labels: { ...this.o.labels } } : {}),
+      },
+      spec: {
+        holderIdentity: this.o.identity,
+        leaseDurationSeconds: this.o.leaseDurationS ?? 15,
+        acquireTime: microTime(now),
+        renewTime: microTime(now),
+        leaseTransitions: 0,
+      },
+    };
+    const collection = this.path.slice(0, this.path.lastIndexOf('/'));
+    await this.send('POST', collection, body, now, true);
+    this.o.log.info('created the Lease', { lease: `${this.o.namespace}/${this.o.name}` });
   }
 
   /** PUT with our identity as holder (acquire or renew), plus annotations; compare-and-swap. */
@@ -150,16 +187,22 @@ export class LeaderElector {
           },
     };
     if (Object.keys(body.metadata.annotations!).length === 0) delete body.metadata.annotations;
+    await this.send('PUT', this.path, body, now, !release);
+  }
+
+  /** Writes the Lease (POST to create, PUT to update) and records what the server stored. */
+  private async send(method: 'POST' | 'PUT', path: string, body: Lease, now: number, renewed: boolean) {
     const stored = await this.o.client.request<Lease>(
-      'PUT',
-      `${this.path}?fieldManager=${encodeURIComponent(this.o.fieldManager)}`,
+      method,
+      `${path}?fieldManager=${encodeURIComponent(this.o.fieldManager)}`,
       body,
       { timeoutMs: this.renewDeadlineMs / 2 },
     );
     this.lease = stored;
+    this.lastHolder = stored.spec?.holderIdentity ?? '';
     this.observedRecord = `${stored.spec?.holderIdentity ?? ''}|${stored.spec?.renewTime ?? ''}`;
     this.observedAt = now;
-    if (!release) this.lastRenewMs = now;
+    if (renewed) this.lastRenewMs = now;
   }
 
   private stopLeading(why: string): void {
@@ -172,21 +215,13 @@ export class LeaderElector {
   /** Runs until the signal aborts; then releases the Lease if held. */
   async run(signal: AbortSignal): Promise<void> {
     const retry = this.o.retryPeriodMs ?? 2000;
-    let missingLogged = false;
     while (!signal.aborted) {
       const step = this.chain.then(() => this.tryAcquireOrRenew());
       this.chain = step.catch(() => undefined);
       try {
         await step;
-        missingLogged = false;
       } catch (e) {
-        if (isApiError(e, 404)) {
-          if (!missingLogged)
-            this.o.log.warn('the Lease does not exist yet (it is part of the leader bundle); waiting', {
-              lease: `${this.o.namespace}/${this.o.name}`,
-            });
-          missingLogged = true;
-        } else if (!isApiError(e, 409)) {
+        if (!isApiError(e, 409)) {
           this.o.log.warn('Lease read or write failed', { error: (e as Error).message });
         }
       }
@@ -210,7 +245,24 @@ export class LeaderElector {
   }
 
   private async tryAcquireOrRenew(): Promise<void> {
-    const lease = await this.read();
+    let lease: Lease;
+    try {
+      lease = await this.read();
+    } catch (e) {
+      if (!isApiError(e, 404)) throw e;
+      // None (a first start, or deleted). Another replica that held it may still act on its last
+      // renewal until its renew deadline: a candidate that saw it held waits a lease duration from
+      // when it last saw the record change (as for an expired Lease) before taking it; the holder
+      // itself takes it again at once.
+      const heldByOther = this.lastHolder !== '' && this.lastHolder !== this.o.identity;
+      const duration = (this.lease?.spec?.leaseDurationSeconds ?? this.o.leaseDurationS ?? 15) * 1000;
+      if (!this.leading && heldByOther && this.now() <= this.observedAt + duration) return;
+      this.lease = undefined;
+      if (this.leading) this.stopLeading('the Lease was deleted');
+      await this.create();
+      this.becomeLeader();
+      return;
+    }
     const holder = lease.spec?.holderIdentity ?? '';
     const now = this.now();
     if (holder === this.o.identity) {

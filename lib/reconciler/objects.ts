@@ -59,6 +59,17 @@ export interface CachedImport extends CachedMeta {
   /** LabelIdentity imports: the label and ID. */
   readonly label: string | undefined;
   readonly labelId: number | undefined;
+  /**
+   * Compiled ServiceImport imports: `status.clusterStatuses` as stored (undefined: no status yet),
+   * which the reconciler keeps (desired.ts importStatusAction).
+   */
+  readonly clusterStatuses?: readonly ImportClusterStatus[];
+}
+
+/** One entry of ResourceImport `status.clusterStatuses`. */
+export interface ImportClusterStatus {
+  readonly clusterID: string;
+  readonly conditions: readonly Condition[];
 }
 
 /** A MemberClusterAnnounce. */
@@ -180,15 +191,37 @@ export function trimExport(o: Json): CachedExport {
 export function trimImport(o: Json): CachedImport {
   const spec = isObject(o.spec) ? o.spec : {};
   const li = isObject(spec.labelIdentity) ? spec.labelIdentity : {};
+  const status = isObject(o.status) ? o.status : undefined;
+  const kind = str(spec.kind);
   return {
     ...meta(o),
-    kind: str(spec.kind),
+    kind,
     specName: str(spec.name),
     specNamespace: str(spec.namespace),
     specDigest: specDigest(o.spec),
     label: str(li.label),
     labelId: typeof li.id === 'number' ? li.id : undefined,
+    ...(kind === 'ServiceImport' && status !== undefined
+      ? { clusterStatuses: importClusterStatuses(status.clusterStatuses) }
+      : {}),
   };
+}
+
+function importClusterStatuses(v: unknown): ImportClusterStatus[] {
+  if (!Array.isArray(v)) return [];
+  return v.flatMap((s) =>
+    isObject(s) && typeof s.clusterID === 'string'
+      ? [
+          {
+            clusterID: s.clusterID,
+            conditions: (Array.isArray(s.conditions) ? s.conditions : []).flatMap((c) => {
+              const x = condition(c);
+              return x ? [x] : [];
+            }),
+          },
+        ]
+      : [],
+  );
 }
 
 /** Milliseconds of an RFC 3339 time, or undefined when it is not one. */

@@ -13,6 +13,9 @@ import { Controller } from './controller';
 import { KubeClient, isApiError } from './kube';
 import { jsonLogger, type Level, type Logger } from './log';
 import { Metrics } from './metrics';
+import { restartMemberController, type RestartResult } from './restart';
+
+export { DeploymentMissing, parseAnnotations } from './restart';
 
 export interface ReconcileOptions {
   readonly kubeconfig?: string;
@@ -39,7 +42,7 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-function loadKubeConfig(o: ReconcileOptions): KubeConfig {
+function loadKubeConfig(o: { readonly kubeconfig?: string; readonly context?: string }): KubeConfig {
   const kc = new KubeConfig();
   try {
     if (o.kubeconfig) kc.loadFromFile(o.kubeconfig);
@@ -202,5 +205,25 @@ export async function reconcile(o: ReconcileOptions, signal?: AbortSignal): Prom
     }
     client.close();
     log.info('stopped');
+  }
+}
+
+/**
+ * `clusterset restart-member-controller`: sets the annotations on the Pod template of Antrea's member
+ * controller Deployment where they differ (restart.ts). In a Pod (the member bundle's Job) with no
+ * kubeconfig it uses the Pod's ServiceAccount.
+ */
+export async function restart(o: {
+  readonly kubeconfig?: string;
+  readonly context?: string;
+  readonly namespace: string;
+  readonly deployment: string;
+  readonly annotations: Readonly<Record<string, string>>;
+}): Promise<RestartResult> {
+  const client = new KubeClient(loadKubeConfig(o), { userAgent: 'clusterset-restart' });
+  try {
+    return await restartMemberController(client, o.namespace, o.deployment, o.annotations);
+  } finally {
+    client.close();
   }
 }

@@ -16,11 +16,13 @@
  * - `<leaderNs>-compiled-imports`: ServiceImport and ACNP ResourceImports are compiled from git;
  *   only the delivery tool (and `system:masters`) may change them, never a member or the reconciler.
  *   Kubernetes' own clean-up may delete them (SYSTEM_DELETERS): else the namespace controller's
- *   deletes are refused and a deleted leader namespace stays Terminating for good.
+ *   deletes are refused and a deleted leader namespace stays Terminating for good; and the garbage
+ *   collector may drop its own finalizers from one being deleted (a foreground prune ends so).
  * - `<leaderNs>-reconciler-writes`: what the reconciler creates and updates serves its purpose only:
  *   ResourceImports of the dynamic kinds under Antrea's names, finalizer removal on ResourceExports,
- *   its own finalizer on MemberClusterAnnounces. Its RBAC Role grants the verbs; this policy holds
- *   the content of the writes (deletes are not matched: RBAC says which kinds it may delete).
+ *   its own finalizer on MemberClusterAnnounces, and no Lease but its own (RBAC cannot name the
+ *   object of a create). Its RBAC Role grants the verbs; this policy holds the content of the writes
+ *   (deletes are not matched: RBAC says which kinds it may delete).
  */
 import { k8s } from 'cdk8s-plus-33';
 import {
@@ -32,7 +34,7 @@ import {
 } from '../names';
 import type { Plan } from '../plan';
 import { memberUsername } from './member-access';
-import { RECONCILER_NAME } from './reconciler';
+import { RECONCILER_LEASE_NAME, RECONCILER_NAME } from './reconciler';
 import { SYNC_WAVE, WAVE_GUARDS, meta, put, type Sink } from './util';
 
 /** Policies and bindings go in before the RoleBindings that let members write (util.ts). */
@@ -291,8 +293,16 @@ export function renderCompiledImportsPolicy(scope: Sink, plan: Plan): void {
           expression: `!(request.userInfo.username in ${celList(plan.deliveryUsers)}) && !('system:masters' in request.userInfo.groups)`,
         },
         {
+          // Deletes, and the garbage collector's update that drops its own finalizer
+          // (foregroundDeletion or orphan) from an import being deleted: a foreground delete (Argo
+          // CD prunes that way by default) ends with that update, and without it the import would
+          // stay Terminating for good. Nothing else of the object may change in it.
           name: 'not-system-cleanup',
-          expression: `!(request.operation == 'DELETE' && request.userInfo.username in ${celList(SYSTEM_DELETERS)})`,
+          expression:
+            `!(request.userInfo.username in ${celList(SYSTEM_DELETERS)} && (request.operation == 'DELETE' || ` +
+            `(request.operation == 'UPDATE' && has(oldObject.metadata.deletionTimestamp) && ` +
+            `${unchanged('spec')} && ${unchanged('metadata.labels')} && ${unchanged('metadata.annotations')} && ` +
+            `(!has(object.metadata.finalizers) || object.metadata.finalizers.all(f, has(oldObject.metadata.finalizers) && f in oldObject.metadata.finalizers)))))`,
         },
       ],
       validations: [
@@ -324,8 +334,14 @@ export function renderReconcilerWritesPolicy(scope: Sink, plan: Plan): void {
   const isImport = "request.resource.resource == 'resourceimports'";
   const isExport = "request.resource.resource == 'resourceexports'";
   const isAnnounce = "request.resource.resource == 'memberclusterannounces'";
+  const isLease = "request.resource.resource == 'leases'";
   const isUpdate = "request.operation == 'UPDATE'";
   const kind = 'variables.importKind';
+  const mc = inLeaderNamespace(
+    plan,
+    ['memberclusterannounces', 'resourceexports', 'resourceimports'],
+    ['CREATE', 'UPDATE'],
+  );
   // The compiled imports are the compiled-imports policy's: this one lets them through to it.
   const dynamicImport = (k: string) => `!(${isImport}) || variables.compiledImport || ${kind} != '${k}'`;
   const fin = 'variables.announceFinalizer';
@@ -335,11 +351,18 @@ export function renderReconcilerWritesPolicy(scope: Sink, plan: Plan): void {
     metadata: meta(name, undefined, GUARD_WAVE),
     spec: {
       failurePolicy: 'Fail',
-      matchConstraints: inLeaderNamespace(
-        plan,
-        ['memberclusterannounces', 'resourceexports', 'resourceimports'],
-        ['CREATE', 'UPDATE'],
-      ),
+      matchConstraints: {
+        ...mc,
+        resourceRules: [
+          ...mc.resourceRules,
+          {
+            apiGroups: ['coordination.k8s.io'],
+            apiVersions: ['*'],
+            operations: ['CREATE'],
+            resources: ['leases'],
+          },
+        ],
+      },
       matchConditions: [
         {
           name: 'reconciler-identity',
@@ -358,6 +381,11 @@ export function renderReconcilerWritesPolicy(scope: Sink, plan: Plan): void {
         },
       ],
       validations: [
+        {
+          expression: `!(${isLease}) || object.metadata.name == ${celString(RECONCILER_LEASE_NAME)}`,
+          message: `the reconciler may only create its own Lease, ${RECONCILER_LEASE_NAME}`,
+          reason: 'Forbidden',
+        },
         {
           expression: `!(${isExport} || ${isAnnounce}) || ${isUpdate}`,
           message:

@@ -87,19 +87,13 @@ export function ignoreDifferences(plan: Plan, c: PlannedCluster): ApplicationSpe
     { group: mc, kind: 'ClusterSet', jsonPointers: ['/status'] },
   ];
   if (c.isLeader) {
+    // The reconciler writes import status (and the dynamic imports, which are not in git).
+    // (Flux needs nothing alike: its server-side apply owns only the fields a manifest sets, and
+    // its drift detection compares only those, so fields written by the reconciler never count.)
     out.push({
       group: mc,
       kind: 'ResourceImport',
       jsonPointers: ['/status'],
-      managedFieldsManagers: [RECONCILER_FIELD_MANAGER],
-    });
-    // The Lease is rendered with no spec; the reconciler's replicas write holder and renew times.
-    // (Flux needs nothing alike: its server-side apply owns only the fields a manifest sets, and
-    // its drift detection compares only those, so fields written by the reconciler never count.)
-    out.push({
-      group: 'coordination.k8s.io',
-      kind: 'Lease',
-      jsonPointers: ['/spec'],
       managedFieldsManagers: [RECONCILER_FIELD_MANAGER],
     });
     // The token controller fills each member's token Secret and stamps the ServiceAccount's UID.

@@ -7,6 +7,9 @@
  *   the AppProject of every Application (`kubectl apply -k out/argocd` bootstraps both; the project
  *   exists before the root Application syncs);
  * - `argocd/apps/`: one Application per cluster, the root Application's source;
+ * - `argocd/config/`: a partial `argocd-cm` holding the health checks of Antrea's kinds (health.ts),
+ *   with no kustomization.yaml: Argo CD's install owns that ConfigMap, so it is merged in with
+ *   `kubectl -n argocd patch configmap argocd-cm --type merge --patch-file ...`, never applied;
  * - `flux/`: the GitRepository, the root Kustomization and one Kustomization per cluster
  *   (`kubectl apply -k out/flux` bootstraps them).
  */
@@ -19,14 +22,25 @@ import {
   renderGitRepository,
   renderRootKustomization,
 } from './flux';
+import { argocdHealthData } from './health';
 import { render, type Bundles, type K8sObject } from './index';
-import { Sink, withOwnership } from './util';
+import { Sink, meta, put, withOwnership } from './util';
+import { k8s } from 'cdk8s-plus-33';
 
 /** Delivery objects per output folder, relative to out/ (`argocd`, `argocd/apps`, `flux`). */
 export type DeliveryFolders = Map<string, K8sObject[]>;
 
 /** Folder of the root Application. */
 export const ARGOCD_FOLDER = 'argocd';
+/** Folder of the partial `argocd-cm` with the health checks. */
+export const ARGOCD_CONFIG_FOLDER = 'argocd/config';
+/**
+ * Delivery folders without a kustomization.yaml: they hold partial objects that another owner's
+ * objects are patched with, never applied whole.
+ */
+export const PATCH_FOLDERS: ReadonlySet<string> = new Set([ARGOCD_CONFIG_FOLDER]);
+/** Argo CD's settings ConfigMap, which its install owns. */
+export const ARGOCD_CM = 'argocd-cm';
 
 /**
  * Renders the delivery objects of the plan; none when the model has no `delivery`. Pure. Takes the
@@ -66,6 +80,10 @@ export function renderDelivery(plan: Plan, bundles: Bundles): DeliveryFolders {
     folder(ARGOCD_APPS_FOLDER, (chart) => {
       for (const c of delivered) renderClusterApplication(chart, plan, d, argocd, c);
     });
+    // Argo CD's own object: no ownership labels, which would claim all of it.
+    const config = new Sink();
+    put(config, k8s.KubeConfigMap, { metadata: meta(ARGOCD_CM, argocd.namespace), data: argocdHealthData() });
+    folders.set(ARGOCD_CONFIG_FOLDER, config.objects);
   }
   if (flux) {
     folder(FLUX_FOLDER, (chart) => {

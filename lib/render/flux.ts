@@ -12,8 +12,18 @@
  * applications carry `kustomize.toolkit.fluxcd.io/prune: disabled`), a `kubeConfig.secretRef` for
  * every cluster but the management cluster (Flux reaches that one in-cluster), and for members
  * `dependsOn` the leader's Kustomization. Every per-cluster Kustomization sets `wait: true`: Flux
- * then marks it Ready only once every object it applied is ready, which is what makes a member wait
- * for the leader to hold its identity, Role and admission policies.
+ * then marks it Ready only once every object it applied is ready, by the health checks of the kinds
+ * it holds (`healthCheckExprs`, health.ts): the leader's ClusterSet Ready and its compiled imports
+ * with no refused export, a member's ClusterSet connected and its ServiceExports valid, its restart
+ * Job complete.
+ *
+ * A member depends on the leader's bundle being applied, not on its health (`readyExpr`: the
+ * leader's Kustomization is Ready, or failed its health checks alone): the leader's health says
+ * what the members do (one disconnected, one export refused), and one member's refused export must
+ * not stop delivery to every other member. Flux otherwise waits for the dependency to be Ready at
+ * the same revision; the readyExpr cannot see the revision (Flux gives it the two Kustomizations
+ * only), so a member may apply a revision before the leader does, which nothing depends on: a new
+ * member's ClusterSet only connects once its token is copied, after the leader holds its identity.
  *
  * Tiers first: a bundle with custom Tiers is delivered by two Kustomizations over the same path.
  * `<set>-<id>.tiers` keeps only the Tiers (patches delete every other kind of the bundle) and the
@@ -24,15 +34,8 @@
  * and Ready at the same revision before the policy is tried. The two inventories never overlap, so
  * the two Kustomizations never fight over an object.
  *
- * Never Antrea's member controller Deployment: a member bundle holds a partial `Deployment
- * <memberNamespace>/antrea-mc-controller` (member-restart.ts) that only Argo CD can apply.
- * kustomize-controller normalizes every object through its typed Kubernetes type before its
- * server-side dry run, so a Deployment of Pod template annotations alone reaches the API server
- * with `selector: null` and `containers: null`, is refused, and the whole Kustomization fails with
- * it (test/e2e/removal.test.ts shows it with Flux's own code). So the member's Kustomization deletes
- * exactly that object with a patch (the Tiers' deletes every Deployment already): Flux never applies
- * nor prunes it, and Antrea's member controller is restarted by hand after a Tiers change, a step
- * the PR comment lists (diff/after-merge.ts).
+ * Antrea's member controller is restarted by the member bundle's Job (member-restart.ts), which the
+ * bundle's own Kustomization applies after the Tiers' one and `wait`s for, as any other object.
  */
 import { GitRepository } from '../../generated/gitrepository';
 import {
@@ -40,10 +43,11 @@ import {
   KustomizationSpecDeletionPolicy,
   KustomizationSpecSourceRefKind,
 } from '../../generated/kustomization';
-import { MEMBER_CONTROLLER_DEPLOYMENT, deliveryObjectName, tiersDeliveryObjectName } from '../names';
+import { deliveryObjectName, tiersDeliveryObjectName } from '../names';
 import type { Plan, PlannedCluster, PlannedDelivery, PlannedFlux } from '../plan';
 import type { K8sObject } from './index';
 import { repoPath } from './argocd';
+import { fluxHealthCheckExprs } from './health';
 import { meta, put, type Sink } from './util';
 
 /** Folder, relative to `<path>`, of the Flux objects (the root Kustomization's own path). */
@@ -97,37 +101,23 @@ interface DeletePatch {
   readonly target: Record<string, string>;
 }
 
-/**
- * A Kustomization patch that deletes from what the Kustomization applies every object of one kind,
- * or, given a name (and namespace), that one object.
- */
-function deletePatch(
-  apiVersion: string,
-  kind: string,
-  one?: { readonly name: string; readonly namespace?: string },
-): DeletePatch {
+/** A Kustomization patch that deletes from what the Kustomization applies every object of one kind. */
+function deletePatch(apiVersion: string, kind: string): DeletePatch {
   const { group, version } = groupVersion(apiVersion);
-  const ns = one?.namespace !== undefined ? `\n  namespace: ${one.namespace}` : '';
   return {
-    patch: `$patch: delete\napiVersion: ${apiVersion}\nkind: ${kind}\nmetadata:\n  name: ${one?.name ?? 'any'}${ns}\n`,
+    patch: `$patch: delete\napiVersion: ${apiVersion}\nkind: ${kind}\nmetadata:\n  name: any\n`,
     // An empty group would select the kind in every group: the core group is named by version alone.
-    target: {
-      ...(group ? { group } : {}),
-      version,
-      kind,
-      ...(one
-        ? { name: one.name, ...(one.namespace !== undefined ? { namespace: one.namespace } : {}) }
-        : {}),
-    },
+    target: { ...(group ? { group } : {}), version, kind },
   };
 }
 
-/** The member's partial Deployment of Antrea's member controller, which Flux cannot apply (see the top). */
-const isMemberControllerRestart = (plan: Plan, o: K8sObject): boolean =>
-  o.kind === 'Deployment' &&
-  o.apiVersion === 'apps/v1' &&
-  o.metadata.name === MEMBER_CONTROLLER_DEPLOYMENT &&
-  o.metadata.namespace === plan.memberNamespace;
+/**
+ * A member's readiness check of the leader's Kustomization (`dependsOn[].readyExpr`, CEL over `self`
+ * and `dep`): its status is current and it is Ready, or failed its health checks only (its objects
+ * are applied; what they report is the members' doing). See the top of this file.
+ */
+export const LEADER_APPLIED =
+  "dep.metadata.generation == dep.status.observedGeneration && dep.status.conditions.exists(c, c.type == 'Ready' && (c.status == 'True' || c.reason == 'HealthCheckFailed'))";
 
 /**
  * The Kustomizations that deliver `c`'s bundle: one, or, when the bundle has custom Tiers, the
@@ -155,7 +145,9 @@ export function renderClusterKustomization(
   };
   const tiers = bundle.filter(isTier);
   const dependsOn = [
-    ...(c.isLeader ? [] : [{ name: deliveryObjectName(plan.clusterSetId, plan.leader.id) }]),
+    ...(c.isLeader
+      ? []
+      : [{ name: deliveryObjectName(plan.clusterSetId, plan.leader.id), readyExpr: LEADER_APPLIED }]),
     ...(tiers.length > 0 ? [{ name: tiersDeliveryObjectName(plan.clusterSetId, c.id) }] : []),
   ];
   if (tiers.length > 0) {
@@ -172,16 +164,13 @@ export function renderClusterKustomization(
       },
     });
   }
-  const patches = [
-    ...(tiers.length > 0 ? [deletePatch(tiers[0]!.apiVersion, 'Tier')] : []),
-    ...bundle
-      .filter((o) => isMemberControllerRestart(plan, o))
-      .map((o) => deletePatch(o.apiVersion, o.kind, o.metadata)),
-  ];
+  const patches = tiers.length > 0 ? [deletePatch(tiers[0]!.apiVersion, 'Tier')] : [];
+  const healthCheckExprs = fluxHealthCheckExprs(bundle);
   put(scope, Kustomization, {
     metadata: meta(name, f.namespace),
     spec: {
       ...common,
+      ...(healthCheckExprs.length > 0 ? { healthCheckExprs } : {}),
       ...(patches.length > 0 ? { patches } : {}),
       ...(dependsOn.length > 0 ? { dependsOn } : {}),
     },

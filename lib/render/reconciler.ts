@@ -5,8 +5,9 @@
  *   the verbs the reconciler uses (ROLE_RULES below);
  * - ConfigMap `clusterset-reconciler-config`: its compiled config (`reconcilerConfig`, the contract
  *   in lib/reconciler/config.ts), mounted into its Pods;
- * - Lease `clusterset-reconciler`, rendered with no spec: the reconciler only gets and updates it
- *   (leader election among its replicas), so it must exist;
+ * - no Lease: the reconciler creates its Lease `clusterset-reconciler` itself (leader election among
+ *   its replicas, lib/reconciler/election.ts). Argo CD 3 never applies a Lease (it is in Argo CD's
+ *   hard-coded resource exclusions, beside Events), so a rendered one never existed there;
  * - Deployment `clusterset-reconciler`: the Pods, whose template carries a checksum of the config so
  *   that a config change rolls them;
  * - with two replicas or more, a PodDisruptionBudget `clusterset-reconciler` and a soft
@@ -29,11 +30,15 @@ import { RECONCILER_CONFIG_KEY, RECONCILER_CONFIG_NAME, RECONCILER_NAME } from '
 export { RECONCILER_CONFIG_KEY, RECONCILER_CONFIG_NAME, RECONCILER_NAME };
 /**
  * The field manager the reconciler writes with. Argo CD's Applications ignore the fields it owns in
- * ResourceImports and the Lease (`managedFieldsManagers`), so its writes never show as drift: it
- * must use this name.
+ * ResourceImports (`managedFieldsManagers`), so its writes never show as drift: it must use this
+ * name.
  */
 export const RECONCILER_FIELD_MANAGER = RECONCILER_NAME;
-/** The Lease the replicas elect a writer with; the reconciler may only get and update this one. */
+/**
+ * The Lease the replicas elect a writer with: the reconciler may get and update this one, and create
+ * a Lease (RBAC cannot name the object of a create), which the reconciler-writes admission policy
+ * holds to this name.
+ */
 export const RECONCILER_LEASE_NAME = RECONCILER_NAME;
 /** Where the config ConfigMap is mounted in the reconciler's container. */
 export const RECONCILER_CONFIG_DIR = '/etc/clusterset';
@@ -73,6 +78,21 @@ export const CONFIG_CHECKSUM_ANNOTATION = 'checksum/config';
 /** The user and group the reconciler runs as (the image's `USER`; distroless's nonroot). */
 export const RECONCILER_UID = 65532;
 
+/** The Pod security context of the image's Pods (the reconciler, a member's restart Job). */
+export const POD_SECURITY_CONTEXT: k8s.PodSecurityContext = {
+  runAsNonRoot: true,
+  runAsUser: RECONCILER_UID,
+  runAsGroup: RECONCILER_UID,
+  seccompProfile: { type: 'RuntimeDefault' },
+};
+/** Their container's: a read-only root, no privilege, no capability. */
+export const CONTAINER_SECURITY_CONTEXT: k8s.SecurityContext = {
+  allowPrivilegeEscalation: false,
+  readOnlyRootFilesystem: true,
+  privileged: false,
+  capabilities: { drop: ['ALL'] },
+};
+
 const MC = 'multicluster.crd.antrea.io';
 const SELECTOR = { 'app.kubernetes.io/name': RECONCILER_NAME };
 /** The node label the replicas prefer to be spread over. */
@@ -103,7 +123,8 @@ function antiAffinity(): k8s.Affinity {
 /**
  * The Role's rules: exactly what the reconciler does, nothing more. It never creates exports or
  * announces, never uses `update` but on its Lease, reads its config from the mounted file (no
- * ConfigMap access) and posts no Events.
+ * ConfigMap access) and posts no Events. It creates its Lease when there is none: RBAC cannot
+ * restrict a create by name, so the reconciler-writes admission policy (admission.ts) does.
  */
 export const ROLE_RULES: readonly {
   apiGroups: string[];
@@ -127,6 +148,8 @@ export const ROLE_RULES: readonly {
     resources: ['resourceimports'],
     verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
   },
+  // The compiled ServiceImport imports' status: which clusters' exports take part (desired.ts).
+  { apiGroups: [MC], resources: ['resourceimports/status'], verbs: ['patch'] },
   { apiGroups: [MC], resources: ['clustersets'], verbs: ['get', 'list', 'watch'] },
   { apiGroups: [MC], resources: ['clustersets/status'], verbs: ['patch'] },
   {
@@ -135,6 +158,7 @@ export const ROLE_RULES: readonly {
     resourceNames: [RECONCILER_LEASE_NAME],
     verbs: ['get', 'update'],
   },
+  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
 ];
 
 /** What the reconciler needs to know of the model, in canonical order. */
@@ -205,12 +229,7 @@ function renderDeployment(scope: Sink, plan: Plan, configText: string): void {
           serviceAccountName: RECONCILER_NAME,
           automountServiceAccountToken: true,
           ...(r.replicas >= 2 ? { affinity: antiAffinity() } : {}),
-          securityContext: {
-            runAsNonRoot: true,
-            runAsUser: RECONCILER_UID,
-            runAsGroup: RECONCILER_UID,
-            seccompProfile: { type: 'RuntimeDefault' },
-          },
+          securityContext: POD_SECURITY_CONTEXT,
           containers: [
             {
               name: 'reconciler',
@@ -227,12 +246,7 @@ function renderDeployment(scope: Sink, plan: Plan, configText: string): void {
                 requests: quantities(r.resources.requests),
                 limits: quantities(r.resources.limits),
               },
-              securityContext: {
-                allowPrivilegeEscalation: false,
-                readOnlyRootFilesystem: true,
-                privileged: false,
-                capabilities: { drop: ['ALL'] },
-              },
+              securityContext: CONTAINER_SECURITY_CONTEXT,
               volumeMounts: [
                 { name: 'config', mountPath: RECONCILER_CONFIG_DIR, readOnly: true },
                 { name: 'tmp', mountPath: '/tmp' },
@@ -267,9 +281,6 @@ export function renderReconciler(scope: Sink, plan: Plan): void {
   put(scope, k8s.KubeConfigMap, {
     metadata: meta(RECONCILER_CONFIG_NAME, ns),
     data: { [RECONCILER_CONFIG_KEY]: configText },
-  });
-  put(scope, k8s.KubeLease, {
-    metadata: meta(RECONCILER_LEASE_NAME, ns),
   });
   renderDeployment(scope, plan, configText);
   if (plan.reconciler.replicas >= 2) renderDisruptionBudget(scope, plan);

@@ -1,6 +1,6 @@
 /** Helpers shared by the render modules. */
 import type { ApiObjectMetadata } from 'cdk8s';
-import { MEMBER_CONTROLLER_CONFIG, MEMBER_CONTROLLER_DEPLOYMENT } from '../names';
+import { MEMBER_CONTROLLER_CONFIG } from '../names';
 import type { K8sObject } from './index';
 
 /**
@@ -22,12 +22,6 @@ export const WAVE_NAMESPACES = '-1';
  * member identities able to write without their guard for the length of a sync.
  */
 export const WAVE_GUARDS = '-1';
-/**
- * The partial Deployment that restarts Antrea's member controller (member-restart.ts): after
- * everything else, so the restarted controller finds the Tiers, ClusterSet and settings in place.
- */
-export const WAVE_RESTART = '1';
-
 /** `app.kubernetes.io/managed-by`: every object clusterset renders says so. */
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY = 'clusterset';
@@ -35,27 +29,15 @@ export const MANAGED_BY = 'clusterset';
 export const PART_OF_LABEL = 'app.kubernetes.io/part-of';
 
 /**
- * Marks a partial object: a few fields applied server-side onto an object another tool installed
- * (Antrea's member controller Deployment, member-restart.ts). It is not ours, so it gets no
- * ownership labels; the marker itself is stripped from the output.
- */
-export const PARTIAL_OBJECT = 'clusterset/partial-object';
-
-/**
  * The rendered objects with clusterset's two ownership labels added, so that `kubectl get -l
  * app.kubernetes.io/managed-by=clusterset` (or `part-of=<ClusterSet ID>`) lists exactly what is
- * ours; partial objects (PARTIAL_OBJECT) are left without them. A label of the same key that an
- * object already carries wins (none does today).
+ * ours. A label of the same key that an object already carries wins (none does today).
  */
-export function withOwnership<
-  T extends { metadata: { labels?: Record<string, string>; annotations?: Record<string, string> } },
->(objects: readonly T[], clusterSetId: string): T[] {
+export function withOwnership<T extends { metadata: { labels?: Record<string, string> } }>(
+  objects: readonly T[],
+  clusterSetId: string,
+): T[] {
   return objects.map((o) => {
-    if (o.metadata.annotations?.[PARTIAL_OBJECT] !== undefined) {
-      const annotations = { ...o.metadata.annotations };
-      delete annotations[PARTIAL_OBJECT];
-      return { ...o, metadata: { ...o.metadata, annotations } };
-    }
     return {
       ...o,
       metadata: {
@@ -75,9 +57,6 @@ export interface OwnedObject {
 /**
  * Who else owns a rendered object, or undefined when it is clusterset's alone. The one place that
  * says it (explain and diff show it):
- * - Antrea's member controller Deployment: a partial object (PARTIAL_OBJECT), only a few
- *   annotations of which are ours (Argo CD applies them; Flux never applies it, flux.ts); it
- *   carries no ownership labels.
  * - Antrea's member controller ConfigMap, when the model takes it over: Antrea's member manifest
  *   ships it too.
  * - A Namespace a member bundle brings, which delivery never prunes (render/namespaces.ts
@@ -87,11 +66,6 @@ export interface OwnedObject {
 export function sharedWith(o: OwnedObject): string | undefined {
   const a = o.metadata.annotations;
   const annotations = typeof a === 'object' && a !== null ? (a as Readonly<Record<string, unknown>>) : {};
-  if (
-    annotations[PARTIAL_OBJECT] !== undefined ||
-    (o.kind === 'Deployment' && o.metadata.name === MEMBER_CONTROLLER_DEPLOYMENT)
-  )
-    return "Antrea's member install; clusterset only patches annotations (under Argo CD)";
   if (o.kind === 'ConfigMap' && o.metadata.name === MEMBER_CONTROLLER_CONFIG)
     return "Antrea's member install, which ships it too";
   if (o.kind === 'Namespace' && annotations[FLUX_PRUNE] === 'disabled')

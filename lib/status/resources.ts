@@ -32,6 +32,7 @@ export const RESOURCES: readonly Resource[] = [
   R('v1', 'Service', 'services', true),
   R('v1', 'ServiceAccount', 'serviceaccounts', true),
   R('apps/v1', 'Deployment', 'deployments', true),
+  R('batch/v1', 'Job', 'jobs', true),
   R('policy/v1', 'PodDisruptionBudget', 'poddisruptionbudgets', true),
   R('coordination.k8s.io/v1', 'Lease', 'leases', true),
   R('rbac.authorization.k8s.io/v1', 'Role', 'roles', true),

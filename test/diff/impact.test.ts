@@ -16,9 +16,11 @@ import {
   formatText,
   impact,
 } from '../../lib/diff';
+import { restartJob, restartReasons } from '../../lib/diff/after-merge';
 import { phrase } from '../../lib/diff/impact';
+import type { BundleDiff } from '../../lib/diff/tree';
 import type { ClusterSetProps } from '../../lib/model';
-import { dumpYaml } from '../../lib/yaml';
+import { dumpYaml, loadYaml } from '../../lib/yaml';
 import { cluster, policiesModel, type ModelDraft } from '../helpers/models';
 
 const LABELS = { before: 'out/', after: 'clusterset.ts' };
@@ -263,8 +265,12 @@ test('GIVEN delivery by Argo CD and Flux WHEN a member joins THEN the after-merg
     [
       // Antrea's install keeps its ConfigMap and the application team the Namespace shop (no
       // takeOver): the bundle holds neither, so the sentence does not name them.
-      'north leaves: Argo CD and Flux delete its Application and Kustomizations, each after deleting what they applied in north (2 ClusterProperties, ClusterSet and Tier) but not its CustomResourceDefinition and Deployment, which are never deleted; only once both are gone, `argocd cluster rm <north>` and `kubectl -n flux-system delete secret north-kubeconfig`',
+      // Its restart Job and the Job's access go with the rest; Antrea's Deployment was never ours.
+      'north leaves: Argo CD and Flux delete its Application and Kustomizations, each after deleting what they applied in north (2 ClusterProperties, ClusterSet, Job, Role, RoleBinding, ServiceAccount and Tier) but not its CustomResourceDefinition, which is never deleted; only once both are gone, `argocd cluster rm <north>` and `kubectl -n flux-system delete secret north-kubeconfig`',
       'north leaves: its token Secret kube-system/antrea-mc-leader-token was written by `clusterset token`, not by a tool; delete it: `kubectl --context <north> -n kube-system delete secret antrea-mc-leader-token`',
+      // Its identity leaves hub in the same change: its own clean-up stops at its announce, so it
+      // is restarted once its delivery has deleted its ClusterSet.
+      "north leaves: only once both are gone, restart Antrea's member controller there, so that it deletes what it imported (this change also removes its identity from hub, and its own clean-up, which first deletes its announce there with its token, stops at that; started with no ClusterSet, it deletes everything it imported; the reconciler retires its announce and exports): `kubectl --context <north> -n kube-system rollout restart deployment antrea-mc-controller`",
     ],
   );
 });
@@ -295,7 +301,7 @@ test('GIVEN Argo CD with prune on and Flux with prune off WHEN a member leaves T
   const steps = northLeaves({ argocd: {}, flux: { prune: false } });
   assert.match(
     steps[0]!,
-    /^north leaves: Argo CD deletes its Application after deleting what it applied in north \(2 ClusterProperties, ClusterSet and Tier\) but not its CustomResourceDefinition and Deployment, which are never deleted; only once it is gone, `argocd cluster rm <north>`$/,
+    /^north leaves: Argo CD deletes its Application after deleting what it applied in north \(2 ClusterProperties, ClusterSet, Job, Role, RoleBinding, ServiceAccount and Tier\) but not its CustomResourceDefinition, which is never deleted; only once it is gone, `argocd cluster rm <north>`$/,
   );
   assert.match(steps[1]!, /^north leaves: prune is off, so Flux keeps its Kustomizations/);
 });
@@ -307,7 +313,7 @@ test("GIVEN takeOver of Antrea's member controller ConfigMap and the Services' N
   );
   assert.match(
     steps[0]!,
-    /^north leaves: Argo CD and Flux delete .* \(2 ClusterProperties, ClusterSet and Tier\) but not its ConfigMap, CustomResourceDefinition, Deployment and Namespace, which are never deleted;/,
+    /^north leaves: Argo CD and Flux delete .* \(2 ClusterProperties, ClusterSet, Job, Role, RoleBinding, ServiceAccount and Tier\) but not its ConfigMap, CustomResourceDefinition and Namespace, which are never deleted;/,
   );
 });
 
@@ -483,65 +489,276 @@ function newTier(delivery?: Tools) {
 const restarts = (i: ReturnType<typeof impact>): string[] =>
   i.items.filter((x) => x.category === 'member-config').map((x) => x.text);
 
-test('GIVEN Flux alone delivers the members WHEN their Tiers change THEN the summary says the controller needs a restart by hand, and the after-merge block gives the command for each member', () => {
+test('GIVEN Flux alone delivers the members WHEN their Tiers change THEN the controller restarts by itself (the restart Job) and nothing is left to do by hand', () => {
   const i = newTier({ argocd: { enabled: false }, flux: {} });
-  assert.equal(restarts(i), [
-    "Antrea's member controller in both members needs a restart by hand (its Tiers changed): Flux does not apply the restart object (see After merge)",
-  ]);
-  assert.equal(i.afterMerge.steps, [
-    "restart Antrea's member controller in both members where Flux delivers them (their Tiers changed; Flux does not apply the restart object), once Flux has applied their Kustomizations: `kubectl --context <member> -n kube-system rollout restart deployment antrea-mc-controller`",
-  ]);
+  assert.equal(restarts(i), ["Antrea's member controller restarts in both members (its Tiers changed)"]);
+  assert.equal(i.afterMerge.steps, []);
 });
 
 test('GIVEN Argo CD alone delivers the members WHEN their Tiers change THEN the controller restarts by itself and nothing is left to do by hand', () => {
   const i = newTier({ argocd: {}, flux: { enabled: false } });
   assert.equal(restarts(i), ["Antrea's member controller restarts in both members (its Tiers changed)"]);
   assert.equal(i.afterMerge.steps, []);
-  // No delivery in the model: the bundles are applied as Argo CD does (the e2e tests), so the same.
+  // No delivery in the model, or both tools: the same, the Job does it.
   assert.equal(restarts(newTier()), restarts(i));
   assert.equal(newTier().afterMerge.steps, []);
+  assert.equal(restarts(newTier({ argocd: {}, flux: {} })), restarts(i));
+  assert.equal(newTier({ argocd: {}, flux: {} }).afterMerge.steps, []);
 });
 
-test("GIVEN both tools rendered WHEN one member's Tiers change THEN the summary says which tool restarts it, and the after-merge step names that member and its context", () => {
+test("GIVEN one member's Tiers change WHEN diffed THEN the summary names that member alone, and its old and new restart Jobs are not described object by object", () => {
   const a = delivered(policiesModel(), { argocd: {}, flux: {} });
   const b = structuredClone(a);
   // The stretched policy's Tier only reaches east.
   b.tiers = b.tiers!.map((t) => (t.name === 'mc-stretched' ? { ...t, priority: 99 } : t));
   const i = impact(files(a), files(b));
-  assert.ok(
-    restarts(i).includes(
-      "Antrea's member controller restarts in east (its Tiers changed) under Argo CD; under Flux, by hand (see After merge)",
-    ),
-    restarts(i).join('\n'),
+  assert.equal(restarts(i), ["Antrea's member controller restarts in east (its Tiers changed)"]);
+  assert.not.ok(
+    i.items.some((x) => /Job|clusterset-restart/.test(x.text)),
+    i.items.map((x) => x.text).join('\n'),
   );
-  assert.ok(
-    i.afterMerge.steps.includes(
-      "restart Antrea's member controller in east where Flux delivers it (its Tiers changed; Flux does not apply the restart object), once Flux has applied its Kustomizations: `kubectl --context <east> -n kube-system rollout restart deployment antrea-mc-controller`",
-    ),
+  assert.not.ok(
+    i.afterMerge.steps.some((l) => /restart/.test(l)),
     i.afterMerge.steps.join('\n'),
   );
 });
 
-test('GIVEN Flux delivers WHEN a member joins THEN no restart is a step: its ClusterSet comes after its Tiers', () => {
+test('GIVEN a member joins WHEN diffed THEN no restart is said: its ClusterSet comes after its Tiers', () => {
   const a = delivered(policiesModel(), { argocd: { enabled: false }, flux: {} });
   const b = structuredClone(a);
-  b.clusters.push(cluster('north', 3));
-  b.members.push('north');
-  const steps = impact(files(a), files(b)).afterMerge.steps;
+  addNorth(b);
+  const i = impact(files(a), files(b));
+  assert.equal(
+    restarts(i).filter((t) => t.includes('restarts')),
+    [],
+  );
   assert.not.ok(
-    steps.some((l) => l.startsWith("restart Antrea's member controller")),
-    steps.join('\n'),
+    i.afterMerge.steps.some((l) => l.includes('rollout restart') && !l.startsWith("update Antrea's member")),
+    i.afterMerge.steps.join('\n'),
   );
 });
 
-test('GIVEN Flux delivers and takeOver.memberControllerConfig WHEN a setting changes THEN the restart is a step, for its settings', () => {
+test("GIVEN Flux delivers and takeOver.memberControllerConfig WHEN a setting changes THEN the restart is the Job's, for its settings, and no step", () => {
   const a = delivered(policiesModel(), { argocd: { enabled: false }, flux: {} });
   a.takeOver = { memberControllerConfig: true };
   const b = structuredClone(a);
   b.clusters = b.clusters.map((c) => (c.id === 'west' ? { ...c, enableStretchedNetworkPolicy: true } : c));
-  assert.equal(impact(files(a), files(b)).afterMerge.steps, [
-    "restart Antrea's member controller in west where Flux delivers it (its settings changed; Flux does not apply the restart object), once Flux has applied its Kustomizations: `kubectl --context <west> -n kube-system rollout restart deployment antrea-mc-controller`",
+  const i = impact(files(a), files(b));
+  assert.ok(
+    restarts(i).includes("Antrea's member controller restarts in west (its settings changed)"),
+    restarts(i).join('\n'),
+  );
+  assert.equal(i.afterMerge.steps, []);
+});
+
+/** The cluster bundle diff of `id` between two models. */
+function bundleDiff(a: ModelDraft, b: ModelDraft, id: string): BundleDiff {
+  const d = diffTrees(files(a), files(b));
+  const found = d.bundles.find((x) => x.cluster === id);
+  if (!found) throw new Error(`no change in ${id}`);
+  return found;
+}
+
+test('GIVEN the bundles before and after WHEN the restart Job changes THEN restartReasons reads why from what it sets: Tiers, settings, both, or nothing for another image', () => {
+  const base = (): ModelDraft => {
+    const m = policiesModel();
+    m.takeOver = { memberControllerConfig: true };
+    return m;
+  };
+  const tiers = base();
+  tiers.tiers!.push({ name: 'mc-day2', priority: 150 });
+  tiers.baselinePolicies!.push({ ...tiers.baselinePolicies![0]!, name: 'day2-guard', tier: 'mc-day2' });
+  const tb = bundleDiff(base(), tiers, 'west');
+  assert.equal(restartReasons(tb), ['Tiers']);
+  assert.match(restartJob(tb, 'before')!.name, /^clusterset-restart-[0-9a-f]{10}$/);
+  assert.is.not(restartJob(tb, 'before')!.name, restartJob(tb, 'after')!.name);
+
+  const settings = base();
+  settings.clusters = settings.clusters.map((c) =>
+    c.id === 'west' ? { ...c, enableStretchedNetworkPolicy: true } : c,
+  );
+  assert.equal(restartReasons(bundleDiff(base(), settings, 'west')), ['settings']);
+
+  const both = structuredClone(tiers);
+  both.clusters = settings.clusters;
+  assert.equal(restartReasons(bundleDiff(base(), both, 'west')), ['Tiers', 'settings']);
+
+  // Another image: a new Job, which finds the annotations set and restarts nothing.
+  const image = base();
+  image.reconciler = { image: 'registry.example.com/clusterset:9.9.9' };
+  const ib = bundleDiff(base(), image, 'west');
+  assert.ok(restartJob(ib, 'after') && restartJob(ib, 'before'), 'a new Job replaces the old one');
+  assert.is(restartReasons(ib), undefined);
+  assert.equal(
+    restarts(impact(files(base()), files(image))).filter((t) => t.includes('restarts')),
+    [],
+  );
+
+  // A joining member has no Job before: its controller finds its Tiers in place.
+  const joined = base();
+  addNorth(joined);
+  const nb = bundleDiff(base(), joined, 'north');
+  assert.ok(restartJob(nb, 'after'));
+  assert.is(restartJob(nb, 'before'), undefined);
+  assert.is(restartReasons(nb), undefined);
+});
+
+/** The compiled files of `m`, with `edit` applied to them (what an earlier release wrote, say). */
+function filesEdited(m: ModelDraft, edit: (f: Map<string, string>) => void): ReadonlyMap<string, string> {
+  const f = new Map(files(m));
+  edit(f);
+  return f;
+}
+
+const HEALTH_FILE = 'argocd/config/ConfigMap.argocd-cm.yaml';
+const isHealthStep = (l: string): boolean => l.startsWith("merge the health checks of Antrea's kinds");
+
+test("GIVEN Argo CD's health checks added to out/ (an earlier release, or Argo CD turned on) WHEN diffed THEN a step merges them into Argo CD's settings", () => {
+  const a = delivered(policiesModel(), { argocd: {}, flux: {} });
+  const before = filesEdited(a, (f) => f.delete(HEALTH_FILE));
+  const steps = impact(before, files(a)).afterMerge.steps;
+  assert.equal(steps.filter(isHealthStep), [
+    "merge the health checks of Antrea's kinds into Argo CD's settings in the management cluster: `kubectl -n argocd patch configmap argocd-cm --type merge --patch-file out/argocd/config/ConfigMap.argocd-cm.yaml` (Argo CD's install owns that ConfigMap: the patch sets those keys alone; until then a refused export or a ClusterSet that is not Ready shows as Healthy)",
   ]);
+  // Argo CD turned on: the same step, in Argo CD's namespace.
+  const off = delivered(policiesModel(), { argocd: { enabled: false }, flux: {} });
+  const on = delivered(policiesModel(), { argocd: { namespace: 'gitops' }, flux: {} });
+  on.admission = { deliveryUsers: ['system:serviceaccount:gitops:argocd-application-controller'] };
+  off.admission = on.admission;
+  assert.match(
+    impact(files(off), files(on)).afterMerge.steps.filter(isHealthStep).join('\n'),
+    /^merge the health checks .*`kubectl -n gitops patch configmap argocd-cm --type merge --patch-file out\/argocd\/config\/ConfigMap\.argocd-cm\.yaml`/,
+  );
+});
+
+test('GIVEN the health checks changed (another release) WHEN diffed THEN the merge step is listed; unchanged or gone, it is not', () => {
+  const a = delivered(policiesModel(), { argocd: {}, flux: {} });
+  const older = filesEdited(a, (f) => {
+    const text = f.get(HEALTH_FILE)!;
+    assert.match(text, 'hs.status = "Degraded"');
+    f.set(HEALTH_FILE, text.replace(/hs\.status = "Degraded"/g, 'hs.status = "Healthy"'));
+  });
+  assert.is(impact(older, files(a)).afterMerge.steps.filter(isHealthStep).length, 1);
+  // No change of the checks: no step, whatever else changes.
+  const b = structuredClone(a);
+  addNorth(b);
+  assert.equal(impact(files(a), files(b)).afterMerge.steps.filter(isHealthStep), []);
+  // Argo CD turned off: the file goes, and nothing is to be merged.
+  const off = structuredClone(a);
+  off.delivery = { ...off.delivery!, argocd: { enabled: false } };
+  assert.equal(impact(files(a), files(off)).afterMerge.steps.filter(isHealthStep), []);
+});
+
+/** Antrea's member controller Deployment as earlier releases rendered it in a member bundle (partial). */
+function legacyDeployment(ns: string, expectedConfig?: string): string {
+  return dumpYaml({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: {
+      name: 'antrea-mc-controller',
+      namespace: ns,
+      annotations: {
+        ...(expectedConfig !== undefined ? { 'clusterset/expected-member-config': expectedConfig } : {}),
+        'argocd.argoproj.io/sync-wave': '1',
+        'argocd.argoproj.io/sync-options': 'ServerSideApply=true,Validate=false,Prune=false,Delete=false',
+        'kustomize.toolkit.fluxcd.io/prune': 'disabled',
+      },
+    },
+    spec: { template: { metadata: { annotations: { 'clusterset/tiers-checksum': '0'.repeat(64) } } } },
+  });
+}
+
+const isLegacyStep = (l: string): boolean => l.startsWith("Antrea's member controller Deployment in ");
+
+test("GIVEN member bundles that held the earlier partial Deployment of Antrea's member controller WHEN it goes THEN a step drops Argo CD's leftover tracking from Antrea's Deployment, naming the members", () => {
+  const a = delivered(policiesModel(), { argocd: {}, flux: {} });
+  const before = filesEdited(a, (f) => {
+    for (const id of ['east', 'west'])
+      f.set(
+        `clusters/${id}/kube-system/Deployment.antrea-mc-controller.yaml`,
+        legacyDeployment('kube-system'),
+      );
+  });
+  const i = impact(before, files(a));
+  assert.equal(i.afterMerge.steps.filter(isLegacyStep), [
+    "Antrea's member controller Deployment in east and west is no longer patched by the bundle (a restart Job is): where Argo CD applied the old partial object, drop what it left, so that the Application does not stay OutOfSync: `kubectl --context <member> -n kube-system annotate deployment antrea-mc-controller argocd.argoproj.io/tracking-id- argocd.argoproj.io/sync-options- argocd.argoproj.io/sync-wave-` and `kubectl --context <member> -n kube-system label deployment antrea-mc-controller app.kubernetes.io/instance-` (the label under Argo CD's label tracking)",
+  ]);
+  // One member, in a custom namespace: its own context and namespace.
+  const m = delivered(policiesModel(), { argocd: {}, flux: {} });
+  m.memberNamespace = 'antrea-mc';
+  const one = filesEdited(m, (f) =>
+    f.set('clusters/west/antrea-mc/Deployment.antrea-mc-controller.yaml', legacyDeployment('antrea-mc')),
+  );
+  const [step, ...more] = impact(one, files(m)).afterMerge.steps.filter(isLegacyStep);
+  assert.equal(more, []);
+  assert.match(step!, /^Antrea's member controller Deployment in west is no longer patched/);
+  assert.match(step!, '`kubectl --context <west> -n antrea-mc annotate deployment antrea-mc-controller ');
+  assert.match(step!, '`kubectl --context <west> -n antrea-mc label deployment antrea-mc-controller ');
+});
+
+test("GIVEN an upgrade from the earlier partial Deployment WHEN the settings Antrea's install must hold are the same THEN nothing to update; WHEN they differ THEN the update step and the settings line, read from the Deployment before and the Job after", () => {
+  const a = delivered(policiesModel(), { argocd: {}, flux: {} });
+  const after = files(a);
+  /** The settings the member's restart Job carries (clusterset/expected-member-config). */
+  const expected = (id: string): string => {
+    const job = [...after.keys()].find((f) =>
+      f.startsWith(`clusters/${id}/kube-system/Job.clusterset-restart-`),
+    )!;
+    const o = loadYaml(after.get(job)!) as { metadata: { annotations: Record<string, string> } };
+    return o.metadata.annotations['clusterset/expected-member-config']!;
+  };
+  assert.match(expected('west'), /endpointIPType: ClusterIP/);
+  /** The tree an earlier release wrote: the partial Deployment in place of the Job and its access. */
+  const earlier = (config: (id: string) => string) =>
+    filesEdited(a, (f) => {
+      for (const k of [...f.keys()])
+        if (/^clusters\/(east|west)\/kube-system\/[A-Za-z]+\.clusterset-restart/.test(k)) f.delete(k);
+      for (const id of ['east', 'west'])
+        f.set(
+          `clusters/${id}/kube-system/Deployment.antrea-mc-controller.yaml`,
+          legacyDeployment('kube-system', config(id)),
+        );
+    });
+  const isUpdate = (l: string) => l.startsWith("update Antrea's member controller config");
+  const settingsLines = (i: ReturnType<typeof impact>) =>
+    restarts(i).filter((t) => t.startsWith('member controller settings change in'));
+
+  const same = impact(earlier(expected), after);
+  assert.equal(same.afterMerge.steps.filter(isUpdate), []);
+  assert.equal(settingsLines(same), []);
+  // No restart is said: the Jobs are new, with nothing before to compare them with.
+  assert.equal(restarts(same), []);
+
+  const changed = impact(
+    earlier((id) =>
+      id === 'west'
+        ? expected(id).replace('endpointIPType: ClusterIP', 'endpointIPType: PodIP')
+        : expected(id),
+    ),
+    after,
+  );
+  assert.equal(changed.afterMerge.steps.filter(isUpdate).length, 1, changed.afterMerge.steps.join('\n'));
+  assert.match(
+    changed.afterMerge.steps.find(isUpdate)!,
+    /^update Antrea's member controller config in west: /,
+  );
+  assert.equal(settingsLines(changed), [
+    "member controller settings change in west: endpointIPType PodIP → ClusterIP; Antrea's install holds them (see After merge)",
+  ]);
+});
+
+test('GIVEN no earlier partial Deployment, or a member that leaves with it WHEN diffed THEN no legacy step', () => {
+  const a = delivered(policiesModel(), { argocd: {}, flux: {} });
+  const b = structuredClone(a);
+  b.tiers = b.tiers!.map((t) => ({ ...t, priority: t.priority + 100 }));
+  assert.equal(impact(files(a), files(b)).afterMerge.steps.filter(isLegacyStep), []);
+  // north leaves: what its bundle held goes with it (its own step says what), no legacy step.
+  const withNorth = structuredClone(a);
+  addNorth(withNorth);
+  const before = filesEdited(withNorth, (f) =>
+    f.set('clusters/north/kube-system/Deployment.antrea-mc-controller.yaml', legacyDeployment('kube-system')),
+  );
+  assert.equal(impact(before, files(a)).afterMerge.steps.filter(isLegacyStep), []);
 });
 
 test('GIVEN External Secrets WHEN a member joins THEN the token step says what the leader and the member need, never `clusterset token`', () => {
@@ -746,7 +963,7 @@ test('GIVEN a leader that is also a member WHEN uninstalled THEN its member side
   // Its member side goes by its own Kustomization's prune and its Tiers' Kustomization; its own stays.
   assert.ok(
     steps.includes(
-      'hub leaves as a member: its Kustomization test-set-hub prunes what its bundle no longer holds of its member side (2 ClusterProperties, ClusterSet and Tier); under Flux its Tiers go with their own Kustomization, which the root prunes',
+      'hub leaves as a member: its Kustomization test-set-hub prunes what its bundle no longer holds of its member side (2 ClusterProperties, ClusterSet, Job, Role, RoleBinding, ServiceAccount and Tier); under Flux its Tiers go with their own Kustomization, which the root prunes',
     ),
     steps.join('\n'),
   );

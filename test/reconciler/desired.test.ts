@@ -9,6 +9,8 @@ import {
 import type { ReconcilerConfig } from '../../lib/reconciler/config';
 import {
   exportKey,
+  IMPORT_STATUS_SUCCEEDED,
+  importKey,
   reconcileClusterInfo,
   reconcileClusterSet,
   reconcileLabel,
@@ -467,6 +469,244 @@ test('GIVEN exports WHEN their keys are computed THEN spec and name decide, neve
   assert.is(exportKey(exp('weird', { kind: 'Raw' })), 'export/weird');
 });
 
+// The compiled ServiceImport import's status: which clusters' exports take part.
+
+/** The compiled import `demo-web-service` as git holds it, with `clusterStatuses` when given. */
+function compiledImport(clusterStatuses?: unknown, extra: { deleting?: boolean } = {}): CachedImport {
+  return trimImport({
+    metadata: {
+      name: 'demo-web-service',
+      uid: 'uid-demo-web-service',
+      resourceVersion: String(rv++),
+      creationTimestamp: NOW,
+      ...(extra.deleting ? { deletionTimestamp: NOW } : {}),
+    },
+    spec: {
+      name: 'web',
+      namespace: 'demo',
+      kind: 'ServiceImport',
+      serviceImport: { spec: { type: 'ClusterSetIP', ports: [{ name: 'http', port: 80, protocol: 'TCP' }] } },
+    },
+    ...(clusterStatuses !== undefined ? { status: { clusterStatuses } } : {}),
+  });
+}
+
+function withCompiled(exports: CachedExport[], compiled: CachedImport | undefined, existing?: CachedImport) {
+  return reconcileService({
+    config,
+    namespace: 'demo',
+    name: 'web',
+    exports,
+    existing,
+    compiled,
+    sameSpec,
+    now: NOW,
+  });
+}
+
+function importStatusOf(actions: readonly Action[]) {
+  const found = actions.filter((a) => a.op === 'importStatus');
+  assert.ok(found.length <= 1, 'one status write at most');
+  const a = found[0];
+  return a && a.op === 'importStatus' ? a : undefined;
+}
+
+const succeeded = (id: string, at = NOW) => ({
+  clusterID: id,
+  conditions: [
+    { type: 'Succeeded', status: 'True', message: 'update is successful', lastTransitionTime: at },
+  ],
+});
+
+test('GIVEN exporters accepted WHEN reconciled THEN the compiled import gets one Succeeded True entry per exporting cluster, in cluster ID order, as Antrea writes it', () => {
+  const o = withCompiled(
+    [svcExport('west'), epExport('west', '10.2.0.7'), svcExport('east'), epExport('east', '10.1.0.5')],
+    compiledImport(),
+  );
+  const a = importStatusOf(o.actions)!;
+  assert.equal(a, {
+    op: 'importStatus',
+    name: 'demo-web-service',
+    uid: 'uid-demo-web-service',
+    clusterStatuses: [succeeded('east'), succeeded('west')],
+  });
+  assert.is(IMPORT_STATUS_SUCCEEDED, 'update is successful');
+  // Written last, after the import and the export statuses (the controller defers status writes).
+  assert.is(o.actions[o.actions.length - 1], a);
+  // A cluster with its Service export alone (no endpoints yet) takes part too.
+  assert.equal(importStatusOf(withCompiled([svcExport('east')], compiledImport()).actions)!.clusterStatuses, [
+    succeeded('east'),
+  ]);
+});
+
+test("fails GIVEN one exporter refused for its ports WHEN reconciled THEN its entry is Succeeded False, ConvergeFailure, with the Service export's reason; the other stays True", () => {
+  const o = withCompiled(
+    [
+      svcExport('east'),
+      epExport('east', '10.1.0.5'),
+      svcExport('west', [{ name: 'http', port: 81, protocol: 'TCP' }]),
+      epExport('west', '10.2.0.7'),
+    ],
+    compiledImport(),
+  );
+  assert.equal(importStatusOf(o.actions)!.clusterStatuses, [
+    succeeded('east'),
+    {
+      clusterID: 'west',
+      conditions: [
+        {
+          type: 'Succeeded',
+          status: 'False',
+          reason: 'ConvergeFailure',
+          message:
+            "ResourceExport west-demo-web-service can't be converged to ResourceImport: ports [81/TCP http] differ from the model's [80/TCP http] for demo/web",
+          lastTransitionTime: NOW,
+        },
+      ],
+    },
+  ]);
+  // A cluster the model does not list is named with its refusal too.
+  const stranger = importStatusOf(withCompiled([svcExport('north')], compiledImport()).actions)!;
+  assert.equal(
+    stranger.clusterStatuses.map((s) => [s.clusterID, s.conditions[0]!.status]),
+    [['north', 'False']],
+  );
+  assert.match(stranger.clusterStatuses[0]!.conditions[0]!.message!, /not listed in exportedFrom/);
+});
+
+test('GIVEN an exporter withdrawing (its Service export deleted first) or gone WHEN reconciled THEN it is left out of the status', () => {
+  const ok = { type: 'Succeeded', status: 'True' };
+  const gap = withCompiled(
+    [
+      svcExport('east', PORTS, { condition: ok }),
+      epExport('east', '10.1.0.5', { condition: ok }),
+      svcExport('west', PORTS, { deleting: true, condition: ok }),
+      epExport('west', '10.2.0.7', { condition: ok }),
+    ],
+    compiledImport([succeeded('east'), succeeded('west')]),
+  );
+  assert.equal(importStatusOf(gap.actions)!.clusterStatuses, [succeeded('east')]);
+  const both = withCompiled(
+    [
+      svcExport('east', PORTS, { condition: ok }),
+      epExport('east', '10.1.0.5', { condition: ok }),
+      svcExport('west', PORTS, { deleting: true, condition: ok }),
+      epExport('west', '10.2.0.7', { deleting: true, condition: ok }),
+    ],
+    compiledImport([succeeded('east'), succeeded('west')]),
+  );
+  assert.equal(importStatusOf(both.actions)!.clusterStatuses, [succeeded('east')]);
+});
+
+test('GIVEN no exporter WHEN reconciled THEN the status is an empty list (written once, so that the import always has one); then nothing', () => {
+  const first = withCompiled([], compiledImport());
+  assert.equal(
+    first.actions.map((a) => a.op),
+    ['importStatus'],
+  );
+  assert.equal(importStatusOf(first.actions)!.clusterStatuses, []);
+  assert.equal(withCompiled([], compiledImport([])).actions, []);
+  // The last exporter gone: its entry goes.
+  assert.equal(
+    importStatusOf(withCompiled([], compiledImport([succeeded('east')])).actions)!.clusterStatuses,
+    [],
+  );
+});
+
+test('GIVEN the status already as it should be WHEN reconciled again THEN nothing is written; a changed entry keeps its lastTransitionTime while its status holds', () => {
+  const ok = { type: 'Succeeded', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' };
+  const exports = [
+    svcExport('east', PORTS, { condition: ok }),
+    epExport('east', '10.1.0.5', { condition: ok }),
+    svcExport('west', PORTS, { condition: ok }),
+    epExport('west', '10.2.0.7', { condition: ok }),
+  ];
+  const existing = imp('demo-web-endpoints', (service(exports).actions[0] as { spec: ImportSpec }).spec);
+  const written = importStatusOf(withCompiled(exports, compiledImport(), existing).actions)!.clusterStatuses;
+  // What the API server stores, read back by the cache: the same, so nothing more to write.
+  assert.equal(withCompiled(exports, compiledImport(written), existing).actions, []);
+
+  // Since January east is True, and stays so: its time is carried; west turns False: now.
+  const old = [succeeded('east', '2026-01-01T00:00:00Z'), succeeded('west', '2026-01-01T00:00:00Z')];
+  const refusedWest = [
+    ...exports.slice(0, 2),
+    svcExport('west', [{ name: 'http', port: 81, protocol: 'TCP' }], { condition: ok }),
+    exports[3]!,
+  ];
+  const next = importStatusOf(
+    withCompiled(refusedWest, compiledImport(old), existing).actions,
+  )!.clusterStatuses;
+  assert.equal(next[0], succeeded('east', '2026-01-01T00:00:00Z'));
+  assert.is(next[1]!.conditions[0]!.status, 'False');
+  assert.is(next[1]!.conditions[0]!.lastTransitionTime, NOW);
+  // A False entry whose reason changes keeps its time too (the status holds).
+  const still = importStatusOf(
+    withCompiled(
+      [
+        ...exports.slice(0, 2),
+        svcExport('west', [{ name: 'http', port: 82, protocol: 'TCP' }], { condition: ok }),
+        exports[3]!,
+      ],
+      compiledImport([
+        next[0],
+        {
+          ...next[1]!,
+          conditions: [{ ...next[1]!.conditions[0]!, lastTransitionTime: '2026-02-02T00:00:00Z' }],
+        },
+      ]),
+      existing,
+    ).actions,
+  )!.clusterStatuses;
+  assert.is(still[1]!.conditions[0]!.lastTransitionTime, '2026-02-02T00:00:00Z');
+  assert.match(still[1]!.conditions[0]!.message!, /\[82\/TCP http\]/);
+});
+
+test('GIVEN no compiled import, one being deleted, or an import of another kind under its name WHEN reconciled THEN no import status is written', () => {
+  const exports = [svcExport('east'), epExport('east', '10.1.0.5')];
+  assert.is(importStatusOf(withCompiled(exports, undefined).actions), undefined);
+  assert.is(
+    importStatusOf(withCompiled(exports, compiledImport(undefined, { deleting: true })).actions),
+    undefined,
+  );
+  const foreign = imp('demo-web-service', { kind: 'Endpoints', name: 'web', namespace: 'demo' });
+  assert.is(importStatusOf(withCompiled(exports, foreign).actions), undefined);
+});
+
+test("GIVEN a compiled ServiceImport import WHEN cached THEN its clusterStatuses are kept (malformed entries dropped) and its key is its Service's; other imports keep none", () => {
+  const cached = compiledImport([
+    succeeded('east'),
+    { clusterID: 'west' },
+    { conditions: [] },
+    'junk',
+    { clusterID: 'north', conditions: [{ type: 'Succeeded', status: 'False', extra: 1 }, { type: 7 }] },
+  ]);
+  assert.equal(cached.clusterStatuses, [
+    succeeded('east'),
+    { clusterID: 'west', conditions: [] },
+    { clusterID: 'north', conditions: [{ type: 'Succeeded', status: 'False' }] },
+  ]);
+  assert.is(compiledImport().clusterStatuses, undefined, 'no status yet');
+  assert.equal(compiledImport({}).clusterStatuses, [], 'a status with no list');
+  const endpoints = trimImport({
+    metadata: { name: 'demo-web-endpoints', uid: 'u', resourceVersion: '1' },
+    spec: { kind: 'Endpoints', name: 'web', namespace: 'demo' },
+    status: { clusterStatuses: [succeeded('east')] },
+  });
+  assert.is(endpoints.clusterStatuses, undefined);
+
+  assert.is(importKey(compiledImport()), 'svc/demo/web');
+  assert.is(importKey(endpoints), 'svc/demo/web');
+  // A ServiceImport under another name is not the compiled one: no reconcile owns it.
+  assert.is(
+    importKey(imp('web-service', { kind: 'ServiceImport', name: 'web', namespace: 'demo' })),
+    undefined,
+  );
+  assert.is(
+    importKey(imp('guard-rails-antreaclusternetworkpolicy', { kind: 'AntreaClusterNetworkPolicy' })),
+    undefined,
+  );
+});
+
 test('fails GIVEN an export of a kind members never write THEN Failure, and its finalizer is released on deletion', () => {
   const o = reconcileStray(exp('p-acnp', { kind: 'AntreaClusterNetworkPolicy' }), NOW);
   assert.match(
@@ -714,6 +954,20 @@ test('GIVEN an announce silent for longer than the retirement time THEN it is de
     nowMs: NOW_MS,
   });
   assert.equal(ops(o.actions), ['deleteAnnounce member-announce-from-east']);
+});
+
+test('GIVEN a fresh announce of a cluster the model no longer lists as a member THEN it is retired at once (its identity went with it)', () => {
+  const fresh = (isMember: boolean) =>
+    reconcileMember({
+      clusterId: 'east',
+      isMember,
+      announce: announce('east', '2026-12-02T09:59:55Z', { finalizers: [announceFinalizer('east')] }),
+      exports: [],
+      retireAfterMs: 3600_000,
+      nowMs: NOW_MS,
+    });
+  assert.equal(ops(fresh(false).actions), ['deleteAnnounce member-announce-from-east']);
+  assert.equal(fresh(true).actions, [], 'a member still listed keeps its announce');
 });
 
 test('GIVEN an announce without a parseable touch-ts THEN it is timed from its creation (Antrea would delete it at once)', () => {

@@ -10,7 +10,9 @@ import {
   renderCompiledImportsPolicy,
   renderMemberWritesPolicy,
   renderReconcilerWritesPolicy,
+  SYSTEM_DELETERS,
 } from '../../lib/render/admission';
+import { LEASE_NAME } from '../../lib/reconciler/controller';
 import { validateObject } from '../../lib/validate';
 import { dualRoleModel, minimalModel, only, planOf, renderInto, type ModelDraft } from '../helpers/models';
 
@@ -187,7 +189,7 @@ interface Vap {
 const reconcilerWrites = (m: ModelDraft = minimalModel()) =>
   only(renderAll(m), 'ValidatingAdmissionPolicy', reconcilerWritesPolicyName(planOf(m))).spec as Vap;
 
-test('THEN reconciler-writes matches only the reconciler, on create and update of imports, exports and announces (not their status, not delete)', () => {
+test('THEN reconciler-writes matches only the reconciler, on create and update of imports, exports and announces (not their status, not delete), and on create of Leases', () => {
   const spec = reconcilerWrites();
   assert.equal(spec.matchConstraints.resourceRules, [
     {
@@ -195,6 +197,14 @@ test('THEN reconciler-writes matches only the reconciler, on create and update o
       apiVersions: ['*'],
       operations: ['CREATE', 'UPDATE'],
       resources: ['memberclusterannounces', 'resourceexports', 'resourceimports'],
+    },
+    // Its Role may create any Lease (RBAC cannot name the object of a create): this policy holds
+    // the name. Update stays with RBAC, which names the one Lease it may update.
+    {
+      apiGroups: ['coordination.k8s.io'],
+      apiVersions: ['*'],
+      operations: ['CREATE'],
+      resources: ['leases'],
     },
   ]);
   assert.equal(spec.matchConditions, [
@@ -290,6 +300,62 @@ test('THEN reconciler-writes lets it only remove export finalizers and toggle it
     assert.ok(['Forbidden', 'Invalid'].includes(v.reason), v.reason);
     assert.match(v.message ?? v.messageExpression ?? '', 'the reconciler');
   }
+});
+
+test('GIVEN the reconciler creating a Lease THEN reconciler-writes refuses every name but its own, and no rule about another kind applies to it', () => {
+  const spec = reconcilerWrites();
+  const lease = spec.validations.filter((v) => v.expression.includes("'leases'"));
+  assert.equal(lease, [
+    {
+      expression:
+        "!(request.resource.resource == 'leases') || object.metadata.name == 'clusterset-reconciler'",
+      message: 'the reconciler may only create its own Lease, clusterset-reconciler',
+      reason: 'Forbidden',
+    },
+  ]);
+  // The name is the one the reconciler elects with (lib/reconciler/controller.ts LEASE_NAME).
+  assert.is(LEASE_NAME, 'clusterset-reconciler');
+  // Every other rule is about a kind of its own: a Lease create meets none of them.
+  for (const v of spec.validations.filter((x) => !lease.includes(x)))
+    assert.match(
+      v.expression,
+      /^!\(request\.resource\.resource == '(resourceimports|resourceexports|memberclusterannounces)'/,
+      v.expression,
+    );
+});
+
+test('THEN compiled-imports lets Kubernetes clean up: the system deleters may delete an import, or drop finalizers from one being deleted, and change nothing else with it', () => {
+  const spec = only(renderAll(), 'ValidatingAdmissionPolicy', 'antrea-multicluster-compiled-imports')
+    .spec as Vap;
+  assert.equal(
+    spec.matchConditions.map((c) => c.name),
+    ['not-delivery', 'not-system-cleanup'],
+  );
+  const cleanup = spec.matchConditions[1]!.expression;
+  const same = (f: string) =>
+    `(has(object.${f}) ? has(oldObject.${f}) && object.${f} == oldObject.${f} : !has(oldObject.${f}))`;
+  // A match condition that is false skips the policy: the request is the system's clean-up when a
+  // deleter (namespace controller, garbage collector) deletes, or updates an import that is being
+  // deleted without touching spec, labels or annotations and only removing finalizers (the
+  // garbage collector ending a foreground deletion, Argo CD's default prune).
+  assert.is(
+    cleanup,
+    "!(request.userInfo.username in ['system:serviceaccount:kube-system:namespace-controller', 'system:serviceaccount:kube-system:generic-garbage-collector', 'system:kube-controller-manager'] && " +
+      "(request.operation == 'DELETE' || (request.operation == 'UPDATE' && has(oldObject.metadata.deletionTimestamp) && " +
+      `${same('spec')} && ${same('metadata.labels')} && ${same('metadata.annotations')} && ` +
+      '(!has(object.metadata.finalizers) || object.metadata.finalizers.all(f, has(oldObject.metadata.finalizers) && f in oldObject.metadata.finalizers)))))',
+  );
+  assert.equal([...SYSTEM_DELETERS].sort(), [
+    'system:kube-controller-manager',
+    'system:serviceaccount:kube-system:generic-garbage-collector',
+    'system:serviceaccount:kube-system:namespace-controller',
+  ]);
+  // Nobody else gets through this condition: the deleters' names are the only users it names.
+  assert.not.match(cleanup, 'argocd');
+  assert.not.match(cleanup, 'clusterset-reconciler');
+  assert.not.match(cleanup, 'member-');
+  // Creates are never clean-up.
+  assert.not.match(cleanup, 'CREATE');
 });
 
 test('THEN celString escapes quotes and backslashes', () => {

@@ -2,6 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compile } from '../../lib/compile';
 import { deliveryOf } from '../helpers/delivery';
+import { ARGOCD_CM, ARGOCD_CONFIG_FOLDER, PATCH_FOLDERS } from '../../lib/render/delivery';
+import { argocdHealthData } from '../../lib/render/health';
 import { RECONCILER_FIELD_MANAGER } from '../../lib/render/reconciler';
 import type { K8sObject } from '../../lib/render';
 import { validateDelivery, validateObject } from '../../lib/validate';
@@ -148,7 +150,7 @@ test('GIVEN a leader and members WHEN rendered THEN the leader Application is in
   assert.is(wave(only(objs, 'Application', 'test-set-west')), '1');
 });
 
-test('GIVEN the leader WHEN rendered THEN it ignores ResourceImport status and reconciler fields, the Lease spec, token Secret data, ClusterSet status', () => {
+test('GIVEN the leader WHEN rendered THEN it ignores ResourceImport status and reconciler fields, token Secret data, ClusterSet status, and nothing of a Lease (none is rendered)', () => {
   const ids = spec(only(apps(withDelivery(minimalModel())), 'Application', 'test-set-hub')).ignoreDifferences;
   assert.equal(ids, [
     { group: 'multicluster.crd.antrea.io', kind: 'ClusterSet', jsonPointers: ['/status'] },
@@ -156,12 +158,6 @@ test('GIVEN the leader WHEN rendered THEN it ignores ResourceImport status and r
       group: 'multicluster.crd.antrea.io',
       kind: 'ResourceImport',
       jsonPointers: ['/status'],
-      managedFieldsManagers: [RECONCILER_FIELD_MANAGER],
-    },
-    {
-      group: 'coordination.k8s.io',
-      kind: 'Lease',
-      jsonPointers: ['/spec'],
       managedFieldsManagers: [RECONCILER_FIELD_MANAGER],
     },
     {
@@ -199,7 +195,6 @@ test('GIVEN a dual-role leader WHEN rendered THEN one Application in wave 0 igno
   assert.equal(kinds, [
     'ClusterSet/',
     'ResourceImport/',
-    'Lease/',
     'Secret/member-east',
     'Secret/member-hub',
     'Secret/member-west',
@@ -210,6 +205,42 @@ test('GIVEN a dual-role leader WHEN rendered THEN one Application in wave 0 igno
 test('GIVEN Argo CD turned off WHEN rendered THEN no argocd folder, Flux still there', () => {
   const f = folders(withDelivery(minimalModel(), { argocd: { enabled: false } }));
   assert.equal([...f.keys()], ['flux']);
+});
+
+test("GIVEN Argo CD WHEN rendered THEN argocd/config holds a partial argocd-cm in Argo CD's namespace with the health checks of Antrea's kinds, and no ownership labels (Argo CD's install owns that ConfigMap)", () => {
+  const f = folders(withDelivery(minimalModel(), { argocd: { namespace: 'gitops' } }));
+  assert.equal([...f.keys()], ['argocd', 'argocd/apps', 'argocd/config', 'flux']);
+  const objs = f.get(ARGOCD_CONFIG_FOLDER) ?? [];
+  assert.is(objs.length, 1);
+  const cm = only(objs, 'ConfigMap', ARGOCD_CM);
+  assert.equal(cm.metadata, { name: 'argocd-cm', namespace: 'gitops' });
+  assert.equal(cm.data, argocdHealthData());
+  assert.equal(Object.keys(cm.data as object), [
+    'resource.customizations.health.multicluster.crd.antrea.io_ClusterSet',
+    'resource.customizations.health.multicluster.crd.antrea.io_ResourceImport',
+    'resource.customizations.health.multicluster.x-k8s.io_ServiceExport',
+  ]);
+  assert.equal(validateObject(cm, 'argocd-cm'), []);
+  assert.ok(PATCH_FOLDERS.has(ARGOCD_CONFIG_FOLDER));
+  // Flux alone: no Argo CD settings.
+  assert.is(
+    folders(withDelivery(minimalModel(), { argocd: { enabled: false } })).get('argocd/config'),
+    undefined,
+  );
+});
+
+test('GIVEN Argo CD WHEN compiled THEN argocd/config has no kustomization.yaml (no `kubectl apply -k` applies the partial ConfigMap whole) and is in the index', () => {
+  const r = compile(withDelivery(minimalModel()));
+  assert.equal(r.diagnostics, []);
+  const config = [...r.files.keys()].filter((f) => f.startsWith('argocd/config/'));
+  assert.equal(config, ['argocd/config/ConfigMap.argocd-cm.yaml']);
+  assert.match(r.files.get('.clusterset-index') ?? '', /^argocd\/config\/ConfigMap\.argocd-cm\.yaml$/m);
+  // The other delivery folders keep theirs, and none lists the ConfigMap.
+  for (const folder of ['argocd', 'argocd/apps', 'flux']) {
+    const k = r.files.get(`${folder}/kustomization.yaml`);
+    assert.ok(k, folder);
+    assert.not.match(k!, 'argocd-cm');
+  }
 });
 
 test('GIVEN every rendered Application WHEN validated against the Argo CD CRD THEN none is refused', () => {

@@ -1,8 +1,8 @@
 /**
  * Flux delivers a bundle with custom Tiers as two Kustomizations over one path, split by patches,
- * and never the member's partial Deployment of Antrea's member controller (which its apply
- * refuses): proven with the kustomize that kubectl carries, building each Kustomization the way
- * kustomize-controller does (the bundle's kustomization.yaml plus the Kustomization's `patches`).
+ * the member's restart Job in the one that waits for the Tiers: proven with the kustomize that
+ * kubectl carries, building each Kustomization the way kustomize-controller does (the bundle's
+ * kustomization.yaml plus the Kustomization's `patches`).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -45,11 +45,11 @@ function build(dir: string, ks: Obj): Obj[] {
   return fluxBuild(dir, ks.spec as { path: string; patches?: unknown[] });
 }
 
-/** The member's partial Deployment of Antrea's member controller (render/member-restart.ts). */
-const isRestart = (o: Obj, ns = 'kube-system'): boolean =>
-  o.apiVersion === 'apps/v1' &&
-  o.kind === 'Deployment' &&
-  o.metadata.name === 'antrea-mc-controller' &&
+/** The member's restart Job (render/member-restart.ts), in the member namespace. */
+const isRestartJob = (o: Obj, ns = 'kube-system'): boolean =>
+  o.apiVersion === 'batch/v1' &&
+  o.kind === 'Job' &&
+  o.metadata.name.startsWith('clusterset-restart-') &&
   o.metadata.namespace === ns;
 
 /** Every Kustomization in flux/ that delivers `cluster`'s bundle. */
@@ -89,18 +89,16 @@ test('GIVEN a member with custom Tiers WHEN its two Flux Kustomizations are buil
     tiers.map(key).sort(),
     'the Tiers Kustomization applies the Tiers only',
   );
-  assert.ok(
-    all.some((o) => isRestart(o)),
-    'the bundle holds the partial Deployment (for Argo CD)',
-  );
   assert.equal(
     second.map(key).sort(),
     all
-      .filter((o) => o.kind !== 'Tier' && !isRestart(o))
+      .filter((o) => o.kind !== 'Tier')
       .map(key)
       .sort(),
-    'the bundle Kustomization applies everything else but the partial Deployment',
+    'the bundle Kustomization applies everything else',
   );
+  assert.is(first.filter((o) => isRestartJob(o)).length, 0, 'the restart Job is not applied with the Tiers');
+  assert.is(second.filter((o) => isRestartJob(o)).length, 1, 'the restart Job is applied after the Tiers');
   const deps = ((mainKs.spec as { dependsOn?: { name: string }[] }).dependsOn ?? []).map((d) => d.name);
   assert.equal(deps, ['test-set-hub', 'test-set-east.tiers']);
   assert.is((tiersKs.spec as { dependsOn?: unknown }).dependsOn, undefined, 'the Tiers wait for nothing');
@@ -108,26 +106,20 @@ test('GIVEN a member with custom Tiers WHEN its two Flux Kustomizations are buil
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test('GIVEN members without custom Tiers WHEN rendered THEN each has one Kustomization, which applies the whole bundle but the partial Deployment', () => {
+test('GIVEN members without custom Tiers WHEN rendered THEN each has one Kustomization, with no patch, which applies the whole bundle, its restart Job included', () => {
   const dir = synth(minimalModel());
   for (const id of ['east', 'west']) {
     assert.is(fluxKustomization(dir, `test-set-${id}.tiers`), undefined);
     const ks = fluxKustomization(dir, `test-set-${id}`)!;
-    assert.is((ks.spec as { patches?: unknown[] }).patches?.length, 1, 'one patch: the Deployment');
+    assert.is((ks.spec as { patches?: unknown[] }).patches, undefined);
     const all = bundle(dir, id);
-    assert.is(all.filter((o) => isRestart(o)).length, 1);
-    assert.equal(
-      build(dir, ks).map(key).sort(),
-      all
-        .filter((o) => !isRestart(o))
-        .map(key)
-        .sort(),
-    );
+    assert.is(all.filter((o) => isRestartJob(o)).length, 1);
+    assert.equal(build(dir, ks).map(key).sort(), all.map(key).sort());
   }
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test("GIVEN any member (with or without Tiers, the leader too, a custom member namespace) WHEN Flux's Kustomizations are built THEN none applies the partial Deployment, and the leader's reconciler Deployment is still applied", () => {
+test("GIVEN any member (with or without Tiers, the leader too, a custom member namespace) WHEN Flux's Kustomizations are built THEN every object of the bundle is applied exactly once, the restart Job never with the Tiers, and no Deployment of Antrea's", () => {
   const models: [string, ModelDraft, string][] = [
     ['policies', policiesModel(), 'kube-system'],
     ['dual-role', dualRoleModel(), 'kube-system'],
@@ -137,32 +129,28 @@ test("GIVEN any member (with or without Tiers, the leader too, a custom member n
     const dir = synth(m);
     for (const id of m.members) {
       const all = bundle(dir, id);
-      assert.ok(
-        all.some((o) => isRestart(o, ns)),
-        `${what}: ${id}'s bundle holds the partial Deployment in ${ns}`,
-      );
-      const built = kustomizationsOf(dir, id).flatMap((ks) => build(dir, ks));
+      assert.is(all.filter((o) => isRestartJob(o, ns)).length, 1, `${what}: ${id}'s restart Job in ${ns}`);
+      const kss = kustomizationsOf(dir, id);
+      const built = kss.flatMap((ks) => build(dir, ks));
+      assert.equal(built.map(key).sort(), all.map(key).sort(), `${what}: ${id}`);
+      for (const ks of kss.filter((k) => k.metadata.name.endsWith('.tiers')))
+        assert.equal(
+          build(dir, ks).filter((o) => o.kind !== 'Tier'),
+          [],
+          `${what}: ${ks.metadata.name} applies Tiers alone`,
+        );
       assert.equal(
         built.filter((o) => o.kind === 'Deployment' && o.metadata.name === 'antrea-mc-controller'),
         [],
-        `${what}: Flux applies no partial Deployment in ${id}`,
-      );
-      // Everything else is applied, exactly once.
-      assert.equal(
-        built.map(key).sort(),
-        all
-          .filter((o) => !isRestart(o, ns))
-          .map(key)
-          .sort(),
-        `${what}: ${id}`,
+        `${what}: Flux applies nothing of Antrea's Deployment in ${id}`,
       );
     }
     if (what === 'dual-role')
       assert.ok(
         kustomizationsOf(dir, 'hub')
           .flatMap((ks) => build(dir, ks))
-          .some((o) => o.kind === 'Deployment' && o.metadata.name !== 'antrea-mc-controller'),
-        "the dual-role leader's reconciler Deployment is still applied",
+          .some((o) => o.kind === 'Deployment' && o.metadata.name === 'clusterset-reconciler'),
+        "the dual-role leader's reconciler Deployment is applied",
       );
     fs.rmSync(dir, { recursive: true, force: true });
   }

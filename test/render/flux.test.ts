@@ -1,9 +1,19 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { deliveryOf } from '../helpers/delivery';
-import type { K8sObject } from '../../lib/render';
+import { render, type K8sObject } from '../../lib/render';
+import { LEADER_APPLIED } from '../../lib/render/flux';
+import { fluxHealthCheckExprs } from '../../lib/render/health';
 import { validateObject } from '../../lib/validate';
-import { dualRoleModel, minimalModel, only, type ModelDraft } from '../helpers/models';
+import {
+  dualRoleModel,
+  minimalModel,
+  only,
+  planOf,
+  policiesModel,
+  service,
+  type ModelDraft,
+} from '../helpers/models';
 
 const REPO = 'https://git.example.com/platform/gitops.git';
 
@@ -25,8 +35,9 @@ type KsSpec = {
   sourceRef: { kind: string; name: string };
   wait?: boolean;
   kubeConfig?: { secretRef: { name: string; key: string } };
-  dependsOn?: { name: string }[];
+  dependsOn?: { name: string; readyExpr?: string }[];
   patches?: { patch: string; target: Record<string, string> }[];
+  healthCheckExprs?: { apiVersion: string; kind: string; current: string; failed?: string }[];
 };
 const ks = (objs: K8sObject[], name: string) => only(objs, 'Kustomization', name).spec as KsSpec;
 
@@ -114,40 +125,96 @@ test('GIVEN management cluster east and custom Secret names WHEN rendered THEN e
   });
 });
 
-test("GIVEN members WHEN rendered THEN each member's Kustomization deletes exactly the partial Deployment of Antrea's member controller, in the member namespace, and a leader that is no member has no patch", () => {
+test("GIVEN members without custom Tiers WHEN rendered THEN no Kustomization has a patch: nothing of the bundle is left out, Antrea's member controller Deployment is not in it", () => {
   const m = withDelivery(minimalModel());
   m.memberNamespace = 'antrea-mc';
   const objs = flux(m);
+  for (const id of ['hub', 'east', 'west']) assert.is(ks(objs, `test-set-${id}`).patches, undefined, id);
+  for (const id of ['hub', 'east', 'west'])
+    assert.is(
+      ks(flux(withDelivery(dualRoleModel())), `test-set-${id}`).patches,
+      undefined,
+      `dual-role ${id}`,
+    );
+  assert.not.match(JSON.stringify(objs), 'antrea-mc-controller');
+});
+
+test('GIVEN members with custom Tiers WHEN rendered THEN the only patch deletes the Tiers from the bundle Kustomization', () => {
+  const objs = flux(withDelivery(policiesModel()));
   for (const id of ['east', 'west'])
     assert.equal(ks(objs, `test-set-${id}`).patches, [
       {
-        patch:
-          '$patch: delete\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: antrea-mc-controller\n  namespace: antrea-mc\n',
-        target: {
-          group: 'apps',
-          version: 'v1',
-          kind: 'Deployment',
-          name: 'antrea-mc-controller',
-          namespace: 'antrea-mc',
-        },
+        patch: '$patch: delete\napiVersion: crd.antrea.io/v1beta1\nkind: Tier\nmetadata:\n  name: any\n',
+        target: { group: 'crd.antrea.io', version: 'v1beta1', kind: 'Tier' },
       },
     ]);
-  assert.is(ks(objs, 'test-set-hub').patches, undefined);
-  // A dual-role leader is a member: its Kustomization has the patch, which spares its reconciler.
-  const dual = ks(flux(withDelivery(dualRoleModel())), 'test-set-hub').patches ?? [];
-  assert.equal(
-    dual.map((p) => p.target.name),
-    ['antrea-mc-controller'],
-  );
+  assert.is(ks(objs, 'test-set-hub').patches, undefined, 'the leader holds no Tier');
 });
 
-test('GIVEN a leader and members WHEN rendered THEN every member depends on the leader and the leader on nothing', () => {
+test("GIVEN a leader and members WHEN rendered THEN every member depends on the leader's bundle being applied (readyExpr), and the leader on nothing", () => {
   const objs = flux(withDelivery(minimalModel()));
   assert.is(ks(objs, 'test-set-hub').dependsOn, undefined);
-  assert.equal(ks(objs, 'test-set-east').dependsOn, [{ name: 'test-set-hub' }]);
-  assert.equal(ks(objs, 'test-set-west').dependsOn, [{ name: 'test-set-hub' }]);
+  assert.equal(ks(objs, 'test-set-east').dependsOn, [{ name: 'test-set-hub', readyExpr: LEADER_APPLIED }]);
+  assert.equal(ks(objs, 'test-set-west').dependsOn, [{ name: 'test-set-hub', readyExpr: LEADER_APPLIED }]);
+  // With Tiers, the bundle's Kustomization also waits for its Tiers' one, in Flux's default way
+  // (Ready at the same revision): no readyExpr there.
+  const tiers = flux(withDelivery(policiesModel()));
+  assert.equal(ks(tiers, 'test-set-east').dependsOn, [
+    { name: 'test-set-hub', readyExpr: LEADER_APPLIED },
+    { name: 'test-set-east.tiers' },
+  ]);
+  assert.is(ks(tiers, 'test-set-east.tiers').dependsOn, undefined);
 });
 
+test("THEN the leader's readiness for its members is: its status is current, and it is Ready or failed its health checks alone", () => {
+  // CEL over `dep` (the leader's Kustomization); no CEL evaluator here, so the expression is pinned
+  // (test/e2e runs it in Flux).
+  assert.is(
+    LEADER_APPLIED,
+    "dep.metadata.generation == dep.status.observedGeneration && dep.status.conditions.exists(c, c.type == 'Ready' && (c.status == 'True' || c.reason == 'HealthCheckFailed'))",
+  );
+  // Not a revision check, not `self`: Flux gives the expression the two Kustomizations only.
+  assert.not.match(LEADER_APPLIED, 'self');
+  assert.not.match(LEADER_APPLIED, 'Revision');
+  // Ready False counts only for HealthCheckFailed (Flux's reason when the objects were applied but
+  // are not healthy), never for a failed build or apply.
+  assert.not.match(LEADER_APPLIED, "'False'");
+});
+
+test('GIVEN a leader and members WHEN rendered THEN each Kustomization checks the health of the Antrea kinds its bundle holds, and only those', () => {
+  const m = withDelivery(policiesModel());
+  const objs = flux(m);
+  const bundles = render(planOf(m));
+  const kinds = (name: string) =>
+    (ks(objs, name).healthCheckExprs ?? []).map((h) => `${h.apiVersion} ${h.kind}`);
+  assert.equal(kinds('test-set-hub'), [
+    'multicluster.crd.antrea.io/v1alpha2 ClusterSet',
+    'multicluster.crd.antrea.io/v1alpha1 ResourceImport',
+  ]);
+  for (const id of ['east', 'west']) {
+    assert.equal(kinds(`test-set-${id}`), [
+      'multicluster.crd.antrea.io/v1alpha2 ClusterSet',
+      'multicluster.x-k8s.io/v1alpha1 ServiceExport',
+    ]);
+    // The Tiers' Kustomization holds Tiers alone, which need no check of ours.
+    assert.is(ks(objs, `test-set-${id}.tiers`).healthCheckExprs, undefined);
+    assert.equal(ks(objs, `test-set-${id}`).healthCheckExprs, fluxHealthCheckExprs(bundles.get(id)!));
+  }
+  // A dual-role leader that exports a Service holds all three kinds.
+  const dual = withDelivery(dualRoleModel());
+  dual.services = [service('shop', 'cart', ['hub', 'east'])];
+  assert.equal(
+    (ks(flux(dual), 'test-set-hub').healthCheckExprs ?? []).map((h) => h.kind),
+    ['ClusterSet', 'ResourceImport', 'ServiceExport'],
+  );
+  // A member exporting nothing has no ServiceExport, so no check for it.
+  const quiet = withDelivery(minimalModel());
+  quiet.services = [service('shop', 'cart', ['east'])];
+  assert.equal(
+    (ks(flux(quiet), 'test-set-west').healthCheckExprs ?? []).map((h) => h.kind),
+    ['ClusterSet'],
+  );
+});
 test('GIVEN a dual-role leader WHEN rendered THEN its single Kustomization depends on nothing', () => {
   const objs = flux(withDelivery(dualRoleModel()));
   assert.is(objs.filter((o) => o.kind === 'Kustomization').length, 4);
@@ -163,7 +230,7 @@ test('GIVEN prune off WHEN rendered THEN no Kustomization prunes', () => {
 test('GIVEN Flux turned off WHEN rendered THEN no flux folder', () => {
   assert.equal(
     [...deliveryOf(withDelivery(minimalModel(), { flux: { enabled: false } })).keys()],
-    ['argocd', 'argocd/apps'],
+    ['argocd', 'argocd/apps', 'argocd/config'],
   );
 });
 

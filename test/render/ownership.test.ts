@@ -1,8 +1,9 @@
 /**
  * Every object clusterset renders says it is ours (`app.kubernetes.io/managed-by: clusterset`,
  * `app.kubernetes.io/part-of: <ClusterSet ID>`), in every golden case and the example, bundles and
- * delivery objects alike; the one partial object (fields applied onto Antrea's own Deployment) does
- * not, since the object is Antrea's. `sharedWith` names exactly the objects another owner has too.
+ * delivery objects alike; the one partial object (Argo CD's `argocd-cm`, the health checks merged
+ * into Argo CD's own settings) does not, since the object is Argo CD's; nothing of Antrea's member
+ * controller Deployment is rendered. `sharedWith` names exactly the objects another owner has too.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -10,7 +11,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compile } from '../../lib/compile';
 import { loadModel } from '../../lib/load';
-import { sharedWith, PARTIAL_OBJECT } from '../../lib/render/util';
+import { ARGOCD_CONFIG_FOLDER } from '../../lib/render/delivery';
+import { sharedWith } from '../../lib/render/util';
 import { loadYaml } from '../../lib/yaml';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -19,7 +21,7 @@ const cases = fs
   .map((c) => path.join(root, 'test', 'cases', c, 'clusterset.ts'));
 
 for (const file of [path.join(root, 'clusterset.ts'), ...cases]) {
-  test(`GIVEN ${path.relative(root, file)} WHEN compiled THEN every object carries the ownership labels, but Antrea's Deployment`, () => {
+  test(`GIVEN ${path.relative(root, file)} WHEN compiled THEN every object carries the ownership labels, but Argo CD's partial argocd-cm`, () => {
     const model = loadModel(file) as { clusterSetId: string };
     const r = compile(model);
     assert.equal(r.diagnostics, []);
@@ -31,10 +33,14 @@ for (const file of [path.join(root, 'clusterset.ts'), ...cases]) {
         metadata: { name: string; labels?: Record<string, string> };
       };
       objects++;
-      if (o.kind === 'Deployment' && o.metadata.name === 'antrea-mc-controller') {
-        assert.is(o.metadata.labels, undefined, `${rel}: Antrea's, not ours`);
+      if (rel.startsWith(`${ARGOCD_CONFIG_FOLDER}/`)) {
+        assert.is(o.metadata.labels, undefined, `${rel}: Argo CD's, not ours`);
         continue;
       }
+      assert.not.ok(
+        o.kind === 'Deployment' && o.metadata.name === 'antrea-mc-controller',
+        `${rel}: Antrea's Deployment is never rendered`,
+      );
       assert.is(o.metadata.labels?.['app.kubernetes.io/managed-by'], 'clusterset', rel);
       assert.is(o.metadata.labels?.['app.kubernetes.io/part-of'], model.clusterSetId, rel);
     }
@@ -43,7 +49,7 @@ for (const file of [path.join(root, 'clusterset.ts'), ...cases]) {
 }
 
 for (const file of [path.join(root, 'clusterset.ts'), ...cases]) {
-  test(`GIVEN ${path.relative(root, file)} WHEN compiled THEN sharedWith names Antrea's member controller Deployment and ConfigMap and the Namespaces of member bundles, nothing else`, () => {
+  test(`GIVEN ${path.relative(root, file)} WHEN compiled THEN sharedWith names Antrea's member controller ConfigMap and the Namespaces of member bundles, nothing else`, () => {
     const r = compile(loadModel(file));
     const leaderNamespace = r.plan!.leaderNamespace;
     const members = new Set(r.plan!.members.map((m) => m.id));
@@ -58,17 +64,12 @@ for (const file of [path.join(root, 'clusterset.ts'), ...cases]) {
       const member = cluster !== undefined && members.has(cluster);
       if (
         member &&
-        ((o.kind === 'Deployment' && o.metadata.name === 'antrea-mc-controller') ||
-          (o.kind === 'ConfigMap' && o.metadata.name === 'antrea-mc-controller-config') ||
+        ((o.kind === 'ConfigMap' && o.metadata.name === 'antrea-mc-controller-config') ||
           (o.kind === 'Namespace' && o.metadata.name !== leaderNamespace))
       )
         expected.push(id);
     }
     assert.equal(shared, expected);
-    assert.ok(
-      shared.some((x) => x.includes(' Deployment antrea-mc-controller')),
-      'every member holds the partial Deployment',
-    );
     // The ConfigMap and the exported Services' Namespaces only where the model takes them over.
     const { takeOver } = r.plan!;
     assert.is(
@@ -84,16 +85,22 @@ for (const file of [path.join(root, 'clusterset.ts'), ...cases]) {
   });
 }
 
-test('GIVEN the partial Deployment as a render module builds it (marked, before withOwnership) THEN it is shared too', () => {
-  const partial = {
-    kind: 'Deployment',
-    metadata: { name: 'other', annotations: { [PARTIAL_OBJECT]: 'true' } },
-  };
-  assert.match(sharedWith(partial)!, /^Antrea's member install/);
-  assert.is(sharedWith({ kind: 'Deployment', metadata: { name: 'other' } }), undefined);
+test('GIVEN objects by kind and name THEN sharedWith names only the member ConfigMap and never-pruned Namespaces', () => {
+  assert.match(
+    sharedWith({ kind: 'ConfigMap', metadata: { name: 'antrea-mc-controller-config' } })!,
+    /^Antrea's member install/,
+  );
+  assert.is(sharedWith({ kind: 'Deployment', metadata: { name: 'antrea-mc-controller' } }), undefined);
   assert.is(
     sharedWith({ kind: 'Namespace', metadata: { name: 'antrea-multicluster', annotations: {} } }),
     undefined,
+  );
+  assert.match(
+    sharedWith({
+      kind: 'Namespace',
+      metadata: { name: 'shop', annotations: { 'kustomize.toolkit.fluxcd.io/prune': 'disabled' } },
+    })!,
+    /teams/,
   );
 });
 

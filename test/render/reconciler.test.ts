@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
 import { DEFAULT_RECONCILER_IMAGE } from '../../lib/names';
-import type { K8sObject } from '../../lib/render';
+import { render, type K8sObject } from '../../lib/render';
 import {
   CONFIG_CHECKSUM_ANNOTATION,
   RECONCILER_CONFIG_KEY,
@@ -20,6 +20,7 @@ import {
 import { validateObject } from '../../lib/validate';
 import pkg from '../../package.json';
 import {
+  dualRoleModel,
   minimalModel,
   only,
   planOf,
@@ -70,11 +71,10 @@ const deployment = (objs: K8sObject[]) => only(objs, 'Deployment').spec as Deplo
 const configText = (objs: K8sObject[]) =>
   (only(objs, 'ConfigMap').data as Record<string, string>)[RECONCILER_CONFIG_KEY]!;
 
-test('GIVEN the leader WHEN the reconciler is rendered THEN ServiceAccount, Role, RoleBinding, config, Lease, Deployment and its disruption budget in the leader namespace', () => {
+test('GIVEN the leader WHEN the reconciler is rendered THEN ServiceAccount, Role, RoleBinding, config, Deployment and its disruption budget in the leader namespace, and no Lease (the reconciler creates it)', () => {
   const objs = renderAll();
   assert.equal(objs.map((o) => `${o.apiVersion} ${o.kind}/${o.metadata.name}`).sort(), [
     'apps/v1 Deployment/clusterset-reconciler',
-    'coordination.k8s.io/v1 Lease/clusterset-reconciler',
     'policy/v1 PodDisruptionBudget/clusterset-reconciler',
     'rbac.authorization.k8s.io/v1 Role/clusterset-reconciler',
     'rbac.authorization.k8s.io/v1 RoleBinding/clusterset-reconciler',
@@ -106,6 +106,8 @@ test('THEN the Role grants exactly the verbs the reconciler uses, and nothing mo
       resources: ['resourceimports'],
       verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
     },
+    // The compiled ServiceImport imports' status (lib/reconciler/desired.ts importStatusAction).
+    { apiGroups: [mc], resources: ['resourceimports/status'], verbs: ['patch'] },
     { apiGroups: [mc], resources: ['clustersets'], verbs: ['get', 'list', 'watch'] },
     { apiGroups: [mc], resources: ['clustersets/status'], verbs: ['patch'] },
     {
@@ -114,6 +116,8 @@ test('THEN the Role grants exactly the verbs the reconciler uses, and nothing mo
       resourceNames: [RECONCILER_NAME],
       verbs: ['get', 'update'],
     },
+    // It creates its Lease: RBAC cannot name the object of a create (admission holds the name).
+    { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
   ]);
 });
 
@@ -143,13 +147,31 @@ test('THEN the Role has no ConfigMaps, Events, Secrets, finalizers subresources,
   );
 });
 
-test('THEN the Lease it elects a writer with exists, with no spec', () => {
-  const lease = only(renderAll(), 'Lease');
-  assert.equal(lease, {
-    apiVersion: 'coordination.k8s.io/v1',
-    kind: 'Lease',
-    metadata: { name: RECONCILER_NAME, namespace: 'antrea-multicluster' },
-  });
+test('THEN the only create on Leases is unnamed (RBAC cannot name it), get and update stay on its own Lease, and no other verb touches Leases', () => {
+  const leases = (only(renderAll(), 'Role').rules as Rule[]).filter((r) => r.resources.includes('leases'));
+  assert.equal(
+    leases.filter((r) => r.resourceNames === undefined).flatMap((r) => r.verbs),
+    ['create'],
+    'what is not restricted by name is create alone',
+  );
+  assert.equal(
+    leases.filter((r) => r.resourceNames !== undefined).map((r) => [r.resourceNames, r.verbs]),
+    [[[RECONCILER_NAME], ['get', 'update']]],
+  );
+  for (const verb of ['delete', 'patch', 'list', 'watch', 'deletecollection'])
+    assert.not.ok(
+      leases.some((r) => r.verbs.includes(verb)),
+      verb,
+    );
+});
+
+test('THEN no Lease is rendered: Argo CD 3 never applies one, the reconciler creates its own', () => {
+  for (const m of [minimalModel(), dualRoleModel()])
+    for (const bundle of render(planOf(m)).values())
+      assert.not.ok(
+        bundle.some((o) => o.kind === 'Lease'),
+        'no bundle holds a Lease',
+      );
 });
 
 test('THEN the Deployment runs the reconciler with the mounted config, its Pod name, health probes and metrics port', () => {

@@ -84,12 +84,15 @@ export function liveSet(model: ClusterSetProps): LiveSet {
     touch(L, kindKey(kind, lns));
   touch(L, kindKey('Event', lns, 'reason=ACNPImportFailed'));
   const leaderList = (kind: string) => lists.get(L)!.get(kindKey(kind, lns))!;
-  const lease = leaderList('Lease').find((o) => (o.metadata as Obj).name === RECONCILER_NAME)!;
-  lease.spec = {
-    holderIdentity: 'clusterset-reconciler-7c9f-x2x8q',
-    leaseDurationSeconds: 15,
-    renewTime: `${at(2000).slice(0, -1)}.000000Z`,
-  };
+  // The reconciler creates its Lease (lib/reconciler/election.ts); no bundle holds it.
+  put(L, kindKey('Lease', lns), {
+    metadata: { name: RECONCILER_NAME, namespace: lns },
+    spec: {
+      holderIdentity: 'clusterset-reconciler-7c9f-x2x8q',
+      leaseDurationSeconds: 15,
+      renewTime: `${at(2000).slice(0, -1)}.000000Z`,
+    },
+  });
   const cs = leaderList('ClusterSet').find((o) => (o.metadata as Obj).name === plan.clusterSetId)!;
   cs.status = {
     clusterStatuses: plan.members.map((m) => ({
