@@ -5,21 +5,25 @@
  * Deployment `antrea-mc-controller` in the member controller namespace (labels `app: antrea` and
  * `control-plane: antrea-mc-controller`, one replica, the config file mounted from ConfigMap
  * `antrea-mc-controller-config`) and that ConfigMap, with Antrea's defaults, unless the model takes
- * it over (`takeOver.memberControllerConfig`: the team has dropped it from the install). All created
- * the way `kubectl apply` creates them (field manager `kubectl-client-side-apply`). No kubelet runs
- * in test/kube, so the Pods stay Pending; kube-controller-manager still rolls out a ReplicaSet per Pod
- * template.
+ * it over (`takeOver.memberControllerConfig`: the team has dropped it from the install), and the
+ * controller's ServiceAccount. They are installed with `kubectl apply` itself (client-side: field
+ * manager `kubectl-client-side-apply` and the `kubectl.kubernetes.io/last-applied-configuration`
+ * annotation, which decides what a later server-side apply by anyone else takes over: Argo CD's
+ * partial apply of this Deployment failed on exactly that). No Antrea image exists here, so on a
+ * cluster with a node its Pod does not start (and without one it stays Pending);
+ * kube-controller-manager still rolls out a ReplicaSet per Pod template.
  *
  * The application teams create the Namespaces of the exported Services, unless the model takes them
  * over (`takeOver.serviceNamespaces`): a ServiceExport in a missing Namespace is refused.
  */
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MEMBER_CONFIG_KEY } from '../../lib/antrea-member-config';
 import { MEMBER_CONTROLLER_CONFIG, MEMBER_CONTROLLER_DEPLOYMENT } from '../../lib/names';
 import { serviceNamespacesIn, type Plan } from '../../lib/plan';
 import { usesClusterSetV1Alpha2 } from '../../lib/render/clusterset';
-import { loadYaml } from '../../lib/yaml';
+import { dumpYaml, loadYaml } from '../../lib/yaml';
 import type { BundleObject } from '../kube/apply';
 import { applyObject } from '../kube/apply';
 import type { Cluster } from '../kube/cluster';
@@ -104,6 +108,26 @@ export function antreaMemberDeployment(namespace: string): Record<string, unknow
   };
 }
 
+/**
+ * `kubectl apply -f` of `objects` (client-side, as Antrea's install guide and `antctl mc deploy`
+ * users run it) against `cluster`.
+ */
+export function kubectlApply(cluster: Cluster, objects: readonly Record<string, unknown>[]): void {
+  const file = path.join(cluster.dir, `kubectl-apply-${process.pid}-${Date.now()}.yaml`);
+  fs.writeFileSync(file, objects.map((o) => dumpYaml(o)).join('---\n'));
+  try {
+    execFileSync('kubectl', ['--kubeconfig', cluster.kubeconfigPath, 'apply', '-f', file], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 120_000,
+    });
+  } catch (e) {
+    const x = e as { stderr?: Buffer; message: string };
+    throw new Error(`kubectl apply -f ${file}: ${x.stderr?.toString() ?? x.message}`);
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+}
+
 /** POSTs `obj` to `collection` as `manager`; an object that exists already is left as it is. */
 async function create(cluster: Cluster, collection: string, obj: unknown, manager: string): Promise<void> {
   const r = await request(cluster.admin, 'POST', `${collection}?fieldManager=${manager}`, obj);
@@ -112,28 +136,22 @@ async function create(cluster: Cluster, collection: string, obj: unknown, manage
 
 /**
  * Creates what Antrea's member manifest puts in the member controller namespace (the Namespace itself
- * when missing, as whoever installs Antrea there must), as `kubectl apply` would on a fresh member:
- * the controller's ConfigMap, unless the model takes it over, and its Deployment.
+ * when missing, as whoever installs Antrea there must), with `kubectl apply` on a fresh member: the
+ * controller's ServiceAccount, its ConfigMap, unless the model takes it over, and its Deployment.
  */
 export async function installAntreaMemberDeployment(cluster: Cluster, plan: Plan): Promise<void> {
   const namespace = plan.memberNamespace;
   const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } };
   await create(cluster, '/api/v1/namespaces', ns, ANTREA_INSTALL_MANAGER);
-  if (!plan.takeOver.memberControllerConfig)
-    await create(
-      cluster,
-      `/api/v1/namespaces/${namespace}/configmaps`,
-      antreaMemberConfigMap(namespace),
-      ANTREA_INSTALL_MANAGER,
-    );
-  const r = await request(
-    cluster.admin,
-    'POST',
-    `/apis/apps/v1/namespaces/${namespace}/deployments?fieldManager=${ANTREA_INSTALL_MANAGER}`,
+  kubectlApply(cluster, [
+    {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'antrea-mc-controller', namespace, labels: { app: 'antrea' } },
+    },
+    ...(plan.takeOver.memberControllerConfig ? [] : [antreaMemberConfigMap(namespace)]),
     antreaMemberDeployment(namespace),
-  );
-  if (r.status !== 201)
-    throw new Error(`Deployment ${namespace}/${ANTREA_MEMBER_DEPLOYMENT}: HTTP ${r.status} ${r.body}`);
+  ]);
 }
 
 /**
@@ -168,7 +186,13 @@ const EXTERNAL_SECRETS_CRDS = [
  * for such targets the vendored one is cut down to its v1alpha1 version (made the storage version),
  * which is what those members read.
  */
-export async function installAntreaMember(cluster: Cluster, plan: Plan, member: string): Promise<void> {
+export async function installAntreaMember(
+  cluster: Cluster,
+  plan: Plan,
+  member: string,
+  /** Also the application teams' Namespaces of the Services `member` exports (default true). */
+  namespaces = true,
+): Promise<void> {
   for (const file of [...ANTREA_MEMBER_CRDS, ...(plan.externalSecrets ? EXTERNAL_SECRETS_CRDS : [])]) {
     const obj = loadYaml(fs.readFileSync(path.join(ROOT, 'crds', file), 'utf8')) as BundleObject['obj'];
     if (file === 'multicluster.crd.antrea.io_clustersets.yaml' && !usesClusterSetV1Alpha2(plan)) {
@@ -181,5 +205,5 @@ export async function installAntreaMember(cluster: Cluster, plan: Plan, member: 
     if ('rejection' in r) throw new Error(`installing ${file}: ${r.rejection.message}`);
   }
   await installAntreaMemberDeployment(cluster, plan);
-  await createApplicationNamespaces(cluster, plan, member);
+  if (namespaces) await createApplicationNamespaces(cluster, plan, member);
 }

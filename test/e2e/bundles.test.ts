@@ -23,6 +23,7 @@ import {
   clusterInfoName,
   labelIdentityHash,
   MEMBER_CONTROLLER_CONFIG,
+  MEMBER_RESTART_NAME,
   RESOURCE_EXPORT_FINALIZER,
   serviceImportName,
 } from '../../lib/names';
@@ -39,7 +40,6 @@ import {
   ANTREA_DEFAULT_MEMBER_CONFIG,
   ANTREA_INSTALL_MANAGER,
   APPLICATION_TEAM_MANAGER,
-  antreaMemberDeployment,
   installAntreaMember,
 } from './antrea-member';
 
@@ -86,7 +86,7 @@ function managers(o: KubeObject | undefined): string[] {
 /**
  * Who owns what the other owners usually hold, in every member: Antrea's member controller ConfigMap
  * and the exported Services' Namespaces are the bundle's only when the model takes them over;
- * otherwise the bundle never touched them, and the partial Deployment carries the settings Antrea's
+ * otherwise the bundle never touched them, and the restart Job carries the settings Antrea's
  * install must hold, exactly as `clusterset explain` prints them.
  */
 async function ownershipProblems(plan: Plan, clusters: Map<string, Cluster>): Promise<string[]> {
@@ -99,8 +99,14 @@ async function ownershipProblems(plan: Plan, clusters: Map<string, Cluster>): Pr
       kind: 'ConfigMap',
       metadata: { name: MEMBER_CONTROLLER_CONFIG, namespace: ns },
     });
-    const deployment = await readBack(cluster, antreaMemberDeployment(ns) as KubeObject);
-    const expected = deployment?.metadata.annotations?.[EXPECTED_MEMBER_CONFIG_ANNOTATION];
+    const jobs = await request(
+      cluster.admin,
+      'GET',
+      `/apis/batch/v1/namespaces/${ns}/jobs?labelSelector=app.kubernetes.io%2Fname%3D${MEMBER_RESTART_NAME}`,
+    );
+    const job = ((jobs.json as { items?: KubeObject[] } | undefined)?.items ?? [])[0];
+    if (!job) problems.push(`${m.id}: no restart Job`);
+    const expected = job?.metadata.annotations?.[EXPECTED_MEMBER_CONFIG_ANNOTATION];
     const data = (cm?.data as Record<string, string> | undefined)?.[MEMBER_CONFIG_KEY];
     const explained = explain(plan, { cluster: m.id }).clusters[0]?.memberControllerConfig?.content;
     if (plan.takeOver.memberControllerConfig) {
@@ -112,7 +118,7 @@ async function ownershipProblems(plan: Plan, clusters: Map<string, Cluster>): Pr
       if (managers(cm).join() !== ANTREA_INSTALL_MANAGER)
         problems.push(`${m.id}: ConfigMap managers ${managers(cm).join()}, not the install alone`);
       if (expected !== explained || expected !== memberConfigText(m))
-        problems.push(`${m.id}: the Deployment's expected config is not what explain prints`);
+        problems.push(`${m.id}: the restart Job's expected config is not what explain prints`);
     }
     for (const name of serviceNamespacesIn(plan, m)) {
       const live = await readBack(cluster, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
@@ -561,8 +567,8 @@ admission(
 
 /**
  * [verb, group, resource, subresource, allowed, name?] — what the reconciler may and may not do:
- * exactly the Role's verbs; `update` only on its own Lease; no ConfigMaps (its config is mounted),
- * no Events.
+ * exactly the Role's verbs; `update` only on its own Lease, `create` of Leases (its own alone, by the
+ * admission policy); no ConfigMaps (its config is mounted), no Events.
  */
 const RECONCILER_MATRIX: [string, string, string, string, boolean, string?][] = [
   ['get', 'multicluster.crd.antrea.io', 'resourceexports', '', true],
@@ -585,7 +591,8 @@ const RECONCILER_MATRIX: [string, string, string, string, boolean, string?][] = 
   ['patch', 'multicluster.crd.antrea.io', 'resourceimports', '', true],
   ['delete', 'multicluster.crd.antrea.io', 'resourceimports', '', true],
   ['update', 'multicluster.crd.antrea.io', 'resourceimports', '', false],
-  ['patch', 'multicluster.crd.antrea.io', 'resourceimports', 'status', false],
+  ['patch', 'multicluster.crd.antrea.io', 'resourceimports', 'status', true],
+  ['update', 'multicluster.crd.antrea.io', 'resourceimports', 'status', false],
   ['get', 'multicluster.crd.antrea.io', 'clustersets', '', true],
   ['update', 'multicluster.crd.antrea.io', 'clustersets', '', false],
   ['patch', 'multicluster.crd.antrea.io', 'clustersets', 'status', true],
@@ -595,7 +602,8 @@ const RECONCILER_MATRIX: [string, string, string, string, boolean, string?][] = 
   ['get', 'coordination.k8s.io', 'leases', '', true, RECONCILER_LEASE_NAME],
   ['update', 'coordination.k8s.io', 'leases', '', true, RECONCILER_LEASE_NAME],
   ['update', 'coordination.k8s.io', 'leases', '', false, 'another-lease'],
-  ['create', 'coordination.k8s.io', 'leases', '', false],
+  // RBAC cannot name the object of a create; the reconciler-writes policy holds it to its own.
+  ['create', 'coordination.k8s.io', 'leases', '', true],
   ['delete', 'coordination.k8s.io', 'leases', '', false, RECONCILER_LEASE_NAME],
   ['get', '', 'configmaps', '', false, RECONCILER_CONFIG_NAME],
   ['list', '', 'configmaps', '', false],
@@ -643,13 +651,18 @@ admission(
       `/api/v1/namespaces/${c.ns}/configmaps/${RECONCILER_CONFIG_NAME}`,
     );
     if (own.status !== 403) wrong.push(`get its config map: ${describe(own)}`);
-    // The Lease exists for it to update, as rendered: no spec until a replica takes it.
-    const lease = await request(
-      as(c, c.reconcilerToken),
-      'GET',
-      `/apis/coordination.k8s.io/v1/namespaces/${c.ns}/leases/${RECONCILER_LEASE_NAME}`,
-    );
-    if (lease.status !== 200) wrong.push(`get its Lease: ${describe(lease)}`);
+    // No bundle holds the Lease: it may create its own (dry run), and the policy refuses any other.
+    const lease = (name: string) => ({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name, namespace: c.ns },
+    });
+    const leases = `/apis/coordination.k8s.io/v1/namespaces/${c.ns}/leases?dryRun=All`;
+    const mine = await request(as(c, c.reconcilerToken), 'POST', leases, lease(RECONCILER_LEASE_NAME));
+    if (mine.status !== 201 && mine.status !== 409) wrong.push(`create its Lease: ${describe(mine)}`);
+    const other = await request(as(c, c.reconcilerToken), 'POST', leases, lease('another-lease'));
+    if (other.status !== 403 || !other.body.includes('may only create its own Lease'))
+      wrong.push(`create another Lease: ${describe(other)}`);
     assert.equal(wrong, []);
   },
 );

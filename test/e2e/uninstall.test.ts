@@ -1,7 +1,9 @@
 // End-to-end: the leader namespace can be deleted while the compiled-imports admission policy is in
 // force (issue 21). kube-controller-manager's namespace controller deletes its contents as its own
 // ServiceAccount (test/kube runs it with --use-service-account-credentials, as kubeadm does): the
-// policy must let those deletes through, and still refuse a member's and the reconciler's.
+// policy must let those deletes through, and still refuse a member's and the reconciler's. A
+// foreground delete of one compiled import (what Argo CD's prune does by default) must complete too:
+// it ends with the garbage collector's update that drops the `foregroundDeletion` finalizer.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -12,7 +14,7 @@ import { setUpClusterSet } from './fixture';
 
 const MC = '/apis/multicluster.crd.antrea.io/v1alpha1/namespaces';
 
-test('GIVEN the leader bundle applied, with compiled ServiceImport and ACNP ResourceImports WHEN a member or the reconciler deletes one THEN it is refused, and WHEN the leader namespace is deleted THEN it goes, contents and all', async () => {
+test('GIVEN the leader bundle applied, with compiled ServiceImport and ACNP ResourceImports WHEN a member or the reconciler deletes one THEN it is refused, WHEN one is deleted in the foreground THEN it goes, and WHEN the leader namespace is deleted THEN it goes, contents and all', async () => {
   const m = policiesModel();
   m.clusterSetId = 'uninstall';
   const f = await setUpClusterSet(m, 'uninstall');
@@ -52,6 +54,34 @@ test('GIVEN the leader bundle applied, with compiled ServiceImport and ACNP Reso
     const r = await request(as(token), 'DELETE', `${MC}/${f.ns}/resourceimports/${compiled[0]}`);
     assert.is(r.status, 403, `${who} deleting ${compiled[0]}: HTTP ${r.status} ${r.body}`);
   }
+
+  // A foreground delete, as Argo CD prunes unless an Application says PrunePropagationPolicy: the
+  // API server sets the finalizer `foregroundDeletion` and the garbage collector removes it with an
+  // update once the dependents are gone (here none).
+  const pruned = compiled.find((n) => n.endsWith('-service'))!;
+  const fg = await request(f.leader.admin, 'DELETE', `${MC}/${f.ns}/resourceimports/${pruned}`, {
+    apiVersion: 'v1',
+    kind: 'DeleteOptions',
+    propagationPolicy: 'Foreground',
+  });
+  assert.ok(
+    fg.status === 200 || fg.status === 202,
+    `foreground DELETE ${pruned}: HTTP ${fg.status} ${fg.body}`,
+  );
+  let held = '';
+  await eventually(
+    `${pruned} gone after a foreground delete`,
+    async () => {
+      const r = await request(f.leader.admin, 'GET', `${MC}/${f.ns}/resourceimports/${pruned}`);
+      if (r.status === 404) return true;
+      held = JSON.stringify((r.json as { metadata?: { finalizers?: unknown } }).metadata?.finalizers);
+      return undefined;
+    },
+    60_000,
+    250,
+  ).catch((e: Error) => {
+    throw new Error(`${e.message}; its finalizers: ${held}`);
+  });
 
   const del = await request(f.leader.admin, 'DELETE', `/api/v1/namespaces/${f.ns}`);
   assert.ok(del.status === 200 || del.status === 202, `DELETE namespace: HTTP ${del.status} ${del.body}`);

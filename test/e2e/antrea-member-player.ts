@@ -1,0 +1,511 @@
+/**
+ * Antrea v2.7's member controller, played continuously in one member control plane, for the GitOps
+ * loop tests where Argo CD or Flux deliver the bundles: what it reads and writes, and when, as
+ * antrea-mc.md §b, §c.1, §c.3, §e, §h and §i say. Antrea's own controller cannot be built here.
+ *
+ * Each pass (every second, as its informers would react):
+ * - its ClusterSet, in its own namespace: none means not joined (and, after having been joined, it
+ *   cleans up as cleanUpResources does: deletes its announce in the leader with its token, then what
+ *   it imported). It connects with what `leaders[0]` names: the server, the token Secret in its own
+ *   namespace (`ca.crt`, `token`), read only when the connection is (re)built;
+ * - the announce `member-announce-from-<id>`, refreshed every 10 s;
+ * - every ServiceExport of the member: the Service and its ready endpoints (EndpointSlices) decide
+ *   the `Valid` condition (rewritten only when the reason changes) and the two ResourceExports
+ *   (ClusterIP mode), written when what they hold changes and withdrawn when the export goes;
+ * - every ResourceImport of the leader namespace: the Services, ServiceImports, Endpoints and
+ *   policies it imports, written only when they differ from what the member holds. A policy whose
+ *   Tier is missing is dropped with a Warning Event in the leader and never retried until the import
+ *   changes (generation) or the controller restarts, as acnp_resourceimport_controller.go does;
+ * - a restart of the controller (its Deployment's Pod template changed: `kubectl rollout restart`
+ *   or the restart Job's annotations): the stale cleanup deletes every imported object with no
+ *   import left, and every import is reconciled again;
+ * - its ClusterSet's status, every 30 s and when the connection changes.
+ */
+import * as https from 'node:https';
+import { BUILTIN_TIERS, MEMBER_CONTROLLER_DEPLOYMENT } from '../../lib/names';
+import { collectionPath, resource } from '../../lib/status/resources';
+import {
+  IMPORTED_ACNP,
+  IMPORTED_SERVICE,
+  memberClusterSetStatus,
+  memberWrites,
+  serviceExportStatus,
+} from '../helpers/antrea-member-imports';
+import type { Auth, Cluster, Response } from '../kube/cluster';
+import { request } from '../kube/cluster';
+import { SimulatedMember, type ServicePort } from './member';
+
+type Obj = Record<string, unknown>;
+const md = (o: Obj) => (o.metadata ?? {}) as { name: string; namespace?: string; [k: string]: unknown };
+const spec = (o: Obj) => (o.spec ?? {}) as Obj;
+
+function ok(what: string, r: Response, ...codes: number[]): Response {
+  if (!codes.includes(r.status)) throw new Error(`${what}: HTTP ${r.status} ${r.body.slice(0, 300)}`);
+  return r;
+}
+
+async function items(auth: Auth, path: string, agent?: https.Agent): Promise<Obj[]> {
+  const r = ok(`list ${path}`, await request(auth, 'GET', path, undefined, undefined, 30_000, agent), 200);
+  return ((r.json as { items?: Obj[] }).items ?? []) as Obj[];
+}
+
+/** Drops empty strings and empty maps, as the API server leaves out empty `omitempty` fields. */
+function pruned(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(pruned);
+  if (v === null || typeof v !== 'object') return v;
+  const out: Obj = {};
+  for (const [k, x] of Object.entries(v as Obj)) {
+    const y = pruned(x);
+    if (
+      y === '' ||
+      y === undefined ||
+      (typeof y === 'object' && y !== null && !Array.isArray(y) && Object.keys(y).length === 0)
+    )
+      continue;
+    out[k] = y;
+  }
+  return out;
+}
+
+/** What Antrea writes of an object of its kind, to compare the desired with the live one. */
+function written(o: Obj): string {
+  const m = md(o);
+  const s = spec(o);
+  const what =
+    o.kind === 'Service'
+      ? {
+          type: s.type ?? 'ClusterIP',
+          ports: ((s.ports as Obj[] | undefined) ?? []).map((p) => [
+            p.name ?? '',
+            p.port,
+            p.protocol ?? 'TCP',
+          ]),
+        }
+      : o.kind === 'Endpoints'
+        ? o.subsets
+        : s;
+  return JSON.stringify(pruned({ labels: m.labels, annotations: m.annotations, what }));
+}
+
+interface Connection {
+  readonly key: string;
+  readonly leaderNs: string;
+  readonly member: SimulatedMember;
+  readonly auth: Auth;
+  readonly agent: https.Agent;
+}
+
+export interface PlayerEvents {
+  /** Policy imports dropped for a missing Tier, `<epoch>:<import>`. */
+  readonly dropped: string[];
+  /** Controller starts seen (1 at the first pass). */
+  epochs: number;
+  /** Deletions by the stale cleanup, `<kind> <ns>/<name>`. */
+  readonly staleDeleted: string[];
+}
+
+export class AntreaMemberPlayer {
+  private conn: Connection | undefined;
+  private lastAnnounce = 0;
+  private lastStatus = 0;
+  private connected = false;
+  private joined = false;
+  private templateKey: string | undefined;
+  /** Import name → generation dropped at, in this epoch. */
+  private readonly dropped = new Map<string, number>();
+  /** ResourceExport name → what was last written. */
+  private readonly exported = new Map<string, string>();
+  /** Services exported, `<ns>/<name>`. */
+  private readonly services = new Set<string>();
+  /** ServiceExport `<ns>/<name>` → reason last written. */
+  private readonly reasons = new Map<string, string>();
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  /** The last error of a pass, until one succeeds (what a timeout reports). */
+  lastError: string | undefined;
+  readonly events: PlayerEvents = { dropped: [], epochs: 0, staleDeleted: [] };
+
+  constructor(
+    readonly id: string,
+    readonly cluster: Cluster,
+    /** Antrea's member controller namespace, where its ClusterSet and token Secret live. */
+    readonly memberNs = 'kube-system',
+  ) {}
+
+  start(periodMs = 1000): void {
+    const tick = async () => {
+      try {
+        await this.pass();
+        this.lastError = undefined;
+      } catch (e) {
+        this.lastError = (e as Error).message;
+      }
+      if (!this.stopped) this.timer = setTimeout(() => void (this.running = tick()), periodMs);
+    };
+    this.running = tick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+    this.conn?.agent.destroy();
+  }
+
+  get isConnected(): boolean {
+    return this.connected;
+  }
+
+  private get admin(): Auth {
+    return this.cluster.admin;
+  }
+
+  /** One pass of every reconciler. */
+  async pass(): Promise<void> {
+    await this.watchRestart();
+    const sets = await items(this.admin, collectionPath(resource('ClusterSet'), this.memberNs));
+    const cs = sets[0];
+    if (!cs || md(cs).deletionTimestamp) {
+      if (this.joined) await this.leave();
+      return;
+    }
+    this.joined = true;
+    const conn = await this.connect(cs);
+    const was = this.connected;
+    this.connected = conn !== undefined;
+    if (conn) {
+      if (Date.now() - this.lastAnnounce >= 10_000) {
+        await conn.member.announce();
+        this.lastAnnounce = Date.now();
+      }
+      await this.exportServices(conn);
+      await this.importAll(conn);
+    }
+    if (was !== this.connected || Date.now() - this.lastStatus >= 30_000) await this.writeStatus(cs);
+  }
+
+  /** The connection `leaders[0]` names; rebuilt when it changes; undefined without a token. */
+  private async connect(cs: Obj): Promise<Connection | undefined> {
+    const leader = ((spec(cs).leaders as Obj[] | undefined) ?? [])[0] ?? {};
+    const key = JSON.stringify([leader.clusterID, leader.server, leader.secret, spec(cs).namespace]);
+    if (this.conn?.key === key) return this.conn;
+    const s = await request(
+      this.admin,
+      'GET',
+      `/api/v1/namespaces/${this.memberNs}/secrets/${String(leader.secret)}`,
+    );
+    if (s.status === 404) return undefined;
+    const data = (ok('get token Secret', s, 200).json as { data?: Record<string, string> }).data ?? {};
+    if (!data.token || !data['ca.crt']) return undefined;
+    const token = Buffer.from(data.token, 'base64').toString('utf8');
+    const ca = Buffer.from(data['ca.crt'], 'base64').toString('utf8');
+    const server = String(leader.server);
+    const leaderNs = String(spec(cs).namespace);
+    this.conn?.agent.destroy();
+    const member = new SimulatedMember(
+      this.id,
+      { server, caPem: ca } as Cluster,
+      token,
+      leaderNs,
+      md(cs).name,
+      String(leader.clusterID),
+      this.cluster,
+      this.memberNs,
+    );
+    this.conn = {
+      key,
+      leaderNs,
+      member,
+      auth: { server, ca, token },
+      agent: new https.Agent({ keepAlive: true, ca }),
+    };
+    this.lastAnnounce = 0;
+    return this.conn;
+  }
+
+  private async writeStatus(cs: Obj): Promise<void> {
+    const p = `${collectionPath(resource('ClusterSet'), this.memberNs)}/${md(cs).name}`;
+    const leader = String((((spec(cs).leaders as Obj[] | undefined) ?? [])[0] ?? {}).clusterID);
+    const generation = Number(md(cs).generation ?? 1);
+    const next = { ...cs, status: memberClusterSetStatus(leader, this.connected, generation, new Date()) };
+    const r = await request(this.admin, 'PUT', `${p}/status`, next);
+    ok('update member ClusterSet status', r, 200, 409, 404);
+    if (r.status === 200) this.lastStatus = Date.now();
+  }
+
+  /** What cleanUpResources does once the ClusterSet is gone: the announce, then what was imported. */
+  private async leave(): Promise<void> {
+    if (this.conn) {
+      const r = await this.conn.member.deleteAnnounce();
+      ok(`member ${this.id}: delete announce`, r, 200, 202, 404);
+    }
+    await this.cleanUpImported(new Set());
+    this.conn?.agent.destroy();
+    this.conn = undefined;
+    this.joined = false;
+    this.connected = false;
+    this.exported.clear();
+    this.services.clear();
+    this.reasons.clear();
+  }
+
+  // -----------------------------------------------------------------------------------------------
+  // Exports (§c.1)
+
+  private async exportServices(conn: Connection): Promise<void> {
+    const base = `/apis/multicluster.x-k8s.io/v1alpha1`;
+    const exports = await items(this.admin, `${base}/serviceexports`);
+    const live = new Set<string>();
+    for (const se of exports) {
+      const { name, namespace } = md(se) as { name: string; namespace: string };
+      const at = `${namespace}/${name}`;
+      if (md(se).deletionTimestamp) continue;
+      live.add(at);
+      const svc = await request(this.admin, 'GET', `/api/v1/namespaces/${namespace}/services/${name}`);
+      let failure: { reason: string; message: string } | undefined;
+      let ports: ServicePort[] = [];
+      let clusterIP = '';
+      if (svc.status === 404) failure = { reason: 'ServiceNotFound', message: 'Service does not exist' };
+      else {
+        const s = ok(`get Service ${at}`, svc, 200).json as Obj;
+        const annotations = (md(s).annotations ?? {}) as Record<string, string>;
+        ports = (spec(s).ports as ServicePort[] | undefined) ?? [];
+        clusterIP = String(spec(s).clusterIP ?? '');
+        if (IMPORTED_SERVICE in annotations)
+          failure = { reason: 'ImportedService', message: 'The Service is imported, not allowed to export' };
+        else if (!(await this.hasReadyEndpoints(namespace, name)))
+          failure = { reason: 'ServiceWithoutEndpoints', message: 'Service has no Endpoints' };
+      }
+      const reason = failure?.reason ?? 'Succeed';
+      if (this.reasons.get(at) !== reason) {
+        const p = `${base}/namespaces/${namespace}/serviceexports/${name}/status`;
+        const r = await request(this.admin, 'PUT', p, {
+          ...se,
+          status: serviceExportStatus(new Date(), failure),
+        });
+        ok(`ServiceExport ${at} status`, r, 200, 409);
+        if (r.status === 200) this.reasons.set(at, reason);
+      }
+      const sExport = conn.member.serviceExport(namespace, name, ports);
+      const eExport = conn.member.endpointsExport(
+        namespace,
+        name,
+        SimulatedMember.clusterIpSubsets(clusterIP, ports),
+      );
+      if (failure) {
+        await this.withdraw(conn, namespace, name);
+        continue;
+      }
+      for (const x of [sExport, eExport]) {
+        const text = JSON.stringify(x.spec);
+        if (this.exported.get(x.metadata.name) === text) continue;
+        await conn.member.upsertExport(x);
+        this.exported.set(x.metadata.name, text);
+      }
+      this.services.add(at);
+    }
+    // ServiceExports that went away: their exports are withdrawn (the Service export first).
+    for (const at of [...this.services]) {
+      if (live.has(at)) continue;
+      const [ns, name] = at.split('/') as [string, string];
+      await this.withdraw(conn, ns, name);
+    }
+  }
+
+  private async withdraw(conn: Connection, ns: string, name: string): Promise<void> {
+    const s = `${this.id}-${ns}-${name}-service`;
+    const e = `${this.id}-${ns}-${name}-endpoints`;
+    if (!this.services.has(`${ns}/${name}`)) return;
+    await conn.member.withdrawService(ns, name);
+    this.exported.delete(s);
+    this.exported.delete(e);
+    this.services.delete(`${ns}/${name}`);
+  }
+
+  private async hasReadyEndpoints(ns: string, name: string): Promise<boolean> {
+    const slices = await items(
+      this.admin,
+      `/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3D${name}`,
+    );
+    return slices.some((s) =>
+      ((s.endpoints as Obj[] | undefined) ?? []).some(
+        (e) => (e.conditions as { ready?: boolean } | undefined)?.ready !== false,
+      ),
+    );
+  }
+
+  // -----------------------------------------------------------------------------------------------
+  // Imports (§c.3) and the controller's restarts (§i)
+
+  /**
+   * A new Pod template of Antrea's Deployment is a restart: a new process (nothing kept in memory:
+   * no connection, no exports written, no policy dropped), whose stale clean-up deletes every
+   * imported object with no import of that name in the leader, or, with no ClusterSet, all of them.
+   */
+  private async watchRestart(): Promise<void> {
+    const r = await request(
+      this.admin,
+      'GET',
+      `/apis/apps/v1/namespaces/${this.memberNs}/deployments/${MEMBER_CONTROLLER_DEPLOYMENT}`,
+    );
+    if (r.status !== 200) return;
+    const template = (spec(r.json as Obj).template ?? {}) as Obj;
+    const key = JSON.stringify((template.metadata as Obj | undefined)?.annotations ?? {});
+    if (this.templateKey === key) return;
+    this.templateKey = key;
+    this.events.epochs++;
+    this.conn?.agent.destroy();
+    this.conn = undefined;
+    this.joined = false;
+    this.connected = false;
+    this.lastAnnounce = 0;
+    this.lastStatus = 0;
+    this.dropped.clear();
+    this.exported.clear();
+    this.services.clear();
+    this.reasons.clear();
+    const cs = (await items(this.admin, collectionPath(resource('ClusterSet'), this.memberNs)))[0];
+    const conn = cs && !md(cs).deletionTimestamp ? await this.connect(cs) : undefined;
+    if (cs && !conn) return; // no token yet: its clean-up waits for the leader's imports
+    const ris = conn
+      ? await items(conn.auth, collectionPath(resource('ResourceImport'), conn.leaderNs), conn.agent)
+      : [];
+    await this.cleanUpImported(new Set(ris.map((ri) => md(ri).name)));
+  }
+
+  /**
+   * Deletes what this member imported for which no import of that name remains (`keep`): the
+   * stale cleanup at start (MEMBER/stale_controller.go), or everything (`keep` empty) when leaving.
+   */
+  private async cleanUpImported(keep: ReadonlySet<string>): Promise<void> {
+    const del = async (path: string, what: string) => {
+      const r = await request(this.admin, 'DELETE', path);
+      ok(`delete ${what}`, r, 200, 202, 404);
+      if (r.status !== 404) this.events.staleDeleted.push(what);
+    };
+    const everywhere = (kind: string) => {
+      const res = resource(kind);
+      const base = res.apiVersion.includes('/') ? `/apis/${res.apiVersion}` : `/api/${res.apiVersion}`;
+      return items(this.admin, `${base}/${res.plural}`);
+    };
+    for (const si of await everywhere('ServiceImport')) {
+      const { name, namespace } = md(si) as { name: string; namespace: string };
+      if (keep.has(`${namespace}-${name}-service`)) continue;
+      await del(
+        `/api/v1/namespaces/${namespace}/services/antrea-mc-${name}`,
+        `Service ${namespace}/antrea-mc-${name}`,
+      );
+      await del(
+        `${collectionPath(resource('ServiceImport'), namespace)}/${name}`,
+        `ServiceImport ${namespace}/${name}`,
+      );
+    }
+    for (const kind of ['LabelIdentity', 'ClusterInfoImport']) {
+      for (const o of await everywhere(kind)) {
+        const { name, namespace } = md(o) as { name: string; namespace?: string };
+        if (!keep.has(name))
+          await del(`${collectionPath(resource(kind), namespace)}/${name}`, `${kind} ${name}`);
+      }
+    }
+    for (const p of await everywhere('ClusterNetworkPolicy')) {
+      const a = (md(p).annotations ?? {}) as Record<string, string>;
+      const imported = md(p).name.replace(/^antrea-mc-/, '');
+      if (!(IMPORTED_ACNP in a) || keep.has(`${imported}-antreaclusternetworkpolicy`)) continue;
+      await del(
+        `${collectionPath(resource('ClusterNetworkPolicy'))}/${md(p).name}`,
+        `ClusterNetworkPolicy ${md(p).name}`,
+      );
+    }
+  }
+
+  private async importAll(conn: Connection): Promise<void> {
+    const ris = await items(conn.auth, collectionPath(resource('ResourceImport'), conn.leaderNs), conn.agent);
+    const admin = this.admin;
+    const tiers = new Set([
+      ...BUILTIN_TIERS,
+      ...(await items(admin, collectionPath(resource('Tier')))).map((t) => md(t).name),
+    ]);
+    const namespaces = new Set((await items(admin, '/api/v1/namespaces')).map((n) => md(n).name));
+    // A policy dropped in this epoch is not retried until its import changes.
+    const considered = ris.filter((ri) => {
+      const d = this.dropped.get(md(ri).name);
+      return d === undefined || d !== Number(md(ri).generation ?? 0);
+    });
+    const w = memberWrites(considered, {
+      memberId: this.id,
+      leaderNs: conn.leaderNs,
+      memberNs: this.memberNs,
+      tiers,
+      namespaces,
+      now: new Date(),
+    });
+    for (const svc of w.services) await this.upsert(svc);
+    for (const si of w.serviceImports) {
+      const m = md(si);
+      const svc = ok(
+        `get Service antrea-mc-${m.name}`,
+        await request(admin, 'GET', `/api/v1/namespaces/${m.namespace}/services/antrea-mc-${m.name}`),
+        200,
+      ).json as { spec: { clusterIP: string } };
+      await this.upsert({ ...si, spec: { ...spec(si), ips: [svc.spec.clusterIP] } });
+    }
+    for (const e of w.endpoints) await this.upsert(e);
+    for (const p of w.policies) await this.upsert(p);
+    for (const e of w.events) {
+      const riName = (e.involvedObject as { name: string }).name;
+      const ri = ris.find((r) => md(r).name === riName)!;
+      this.dropped.set(riName, Number(md(ri).generation ?? 0));
+      this.events.dropped.push(`${this.events.epochs}:${riName}`);
+      const name = `antrea-mc-${String(spec(ri).name ?? '')}`;
+      ok(
+        `delete ClusterNetworkPolicy ${name}`,
+        await request(admin, 'DELETE', `${collectionPath(resource('ClusterNetworkPolicy'))}/${name}`),
+        200,
+        404,
+      );
+      const path = `${collectionPath(resource('Event'), conn.leaderNs)}`;
+      ok(
+        `post Event ${md(e).name}`,
+        await request(conn.auth, 'POST', path, e, undefined, 30_000, conn.agent),
+        201,
+      );
+    }
+    // Imports that went away: what they brought goes too (the import reconcilers' delete events).
+    await this.cleanUpImported(new Set(ris.map((ri) => md(ri).name)));
+    for (const ep of await items(admin, '/api/v1/endpoints')) {
+      const a = (md(ep).annotations ?? {}) as Record<string, string>;
+      const { name, namespace } = md(ep) as { name: string; namespace: string };
+      if (!(IMPORTED_SERVICE in a) || !name.startsWith('antrea-mc-')) continue;
+      if (!ris.some((ri) => md(ri).name === `${namespace}-${name.slice('antrea-mc-'.length)}-endpoints`))
+        ok(
+          `delete Endpoints ${namespace}/${name}`,
+          await request(admin, 'DELETE', `/api/v1/namespaces/${namespace}/endpoints/${name}`),
+          200,
+          404,
+        );
+    }
+  }
+
+  /** Creates `o`, or updates it when what Antrea writes differs from what the member holds. */
+  private async upsert(o: Obj): Promise<void> {
+    const res = resource(String(o.kind));
+    const m = md(o);
+    const path = `${collectionPath(res, m.namespace)}/${m.name}`;
+    const cur = await request(this.admin, 'GET', path);
+    if (cur.status === 404) {
+      ok(
+        `create ${String(o.kind)} ${m.name}`,
+        await request(this.admin, 'POST', collectionPath(res, m.namespace), o),
+        201,
+        409,
+      );
+      return;
+    }
+    const live = ok(`get ${String(o.kind)} ${m.name}`, cur, 200).json as Obj;
+    const merged: Obj = { ...live, ...o, metadata: { ...md(live), ...m } };
+    if (written(merged) === written(live)) return;
+    if (o.kind === 'Service') merged.spec = { ...spec(live), ...spec(o) };
+    ok(`update ${String(o.kind)} ${m.name}`, await request(this.admin, 'PUT', path, merged), 200, 409);
+  }
+}
