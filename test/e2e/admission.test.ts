@@ -45,7 +45,22 @@ function context(): Promise<Ctx> {
     const f = await setUpClusterSet(model(), 'guards');
     const member = (id: string) =>
       new SimulatedMember(id, f.leader, f.tokens.get(id)!, f.ns, f.plan.clusterSetId, f.plan.leader.id);
-    return { f, east: member('east'), west: member('west') };
+    const east = member('east');
+    // The API server enforces a policy only once its admission plugin has seen the policy and its
+    // binding, a moment after the apply (on a loaded machine, seconds): until then forged writes are
+    // admitted. A dry-run forgery (admission runs, nothing is stored) waits for the member-writes
+    // policy to be in force before any assertion.
+    const spoof = forged(east.clusterInfoExport(INFO('east')), 'spec.clusterInfo.clusterID', 'west');
+    await eventually(
+      'the member-writes policy in force',
+      async () => {
+        const r = await east.req('POST', `${MC}/${f.ns}/resourceexports?dryRun=All`, spoof);
+        return r.status === 403 ? true : undefined;
+      },
+      60_000,
+      250,
+    );
+    return { f, east, west: member('west') };
   })();
   return ctx;
 }
