@@ -9,7 +9,7 @@ export default tseslint.config(
       'generated/**',
       '.cache/**',
       'dist/**',
-      'test/cases/*/expected/**',
+      'examples/*/out/**',
       'test/kube/**/*.go',
     ],
   },

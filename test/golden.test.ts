@@ -1,18 +1,25 @@
 /**
- * Golden cases: every `test/cases/<name>/clusterset.ts` compiles to exactly the files under
- * `test/cases/<name>/expected/` (same relative paths, same bytes). `UPDATE_GOLDEN=1` rewrites them;
- * review the diff like code. Then every cluster bundle of every case must build with
- * `kubectl kustomize` into as many objects as its kustomization lists.
+ * The examples are the golden cases. Every folder under `examples/` holds `clusterset.ts`,
+ * `README.md` and `out/` (a folder without one fails here), is listed in `examples/README.md`, and
+ * its model compiles to exactly the files under its `out/` (same relative paths, same bytes;
+ * `UPDATE_GOLDEN=1` rewrites them: review the diff like code). The synth command its README gives
+ * runs as written (with `--check`: it writes nothing) and finds `out/` up to date. Then every cluster
+ * bundle of every example must build with `kubectl kustomize` into as many objects as its
+ * kustomization lists. The folder list is read from disk, so an example added is an example tested.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as yaml from 'js-yaml';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compile } from '../lib/compile';
 import { formatDiagnostic } from '../lib/diagnostics';
-import { CASES_DIR, caseNames, loadCase, matchGolden } from './helpers/golden';
+import { CACHE_FILE } from '../lib/synth';
+import { EXAMPLES_DIR, caseNames, caseOut, exampleProblems, loadCase, matchGolden } from './helpers/golden';
+
+const ROOT = path.resolve(__dirname, '..');
 
 function kubectlAvailable(): boolean {
   try {
@@ -23,18 +30,62 @@ function kubectlAvailable(): boolean {
   }
 }
 
+/** The command each example's README gives to render it, from the repository root. */
+function synthCommand(name: string): string[] {
+  return ['synth', `examples/${name}/clusterset.ts`, '--out', `examples/${name}/out`];
+}
+
 const names = caseNames();
 
-test('the golden cases the suite promises are all present', () => {
-  for (const required of ['minimal', 'two-networks', 'policies', 'policy-fields', 'dual-role'])
+test('GIVEN examples/ THEN every example examples/README.md describes is there', () => {
+  for (const required of [
+    'minimal',
+    'two-networks',
+    'external-secrets',
+    'dual-role',
+    'legacy-antrea',
+    'policies',
+    'policy-fields',
+  ])
     assert.ok(names.includes(required), required);
 });
 
+test('GIVEN examples/ THEN every folder holds clusterset.ts, README.md and out/', () => {
+  assert.ok(names.length > 0, 'examples/ has folders');
+  assert.equal(exampleProblems(), []);
+});
+
+test('fails GIVEN an example folder without clusterset.ts or README.md WHEN checked THEN it names the folder and the file', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-examples-'));
+  try {
+    for (const [name, files] of [
+      ['complete', ['clusterset.ts', 'README.md']],
+      ['no-model', ['README.md']],
+      ['no-readme', ['clusterset.ts']],
+    ] as const) {
+      fs.mkdirSync(path.join(dir, name, 'out'), { recursive: true });
+      for (const f of files) fs.writeFileSync(path.join(dir, name, f), '');
+    }
+    fs.writeFileSync(path.join(dir, 'README.md'), '');
+    assert.equal(caseNames(dir), ['complete', 'no-model', 'no-readme'], 'a folder without a model is listed');
+    assert.equal(exampleProblems(dir), ['no-model: no clusterset.ts', 'no-readme: no README.md']);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('GIVEN examples/README.md THEN it links every example folder, and no other', () => {
+  const index = fs.readFileSync(path.join(EXAMPLES_DIR, 'README.md'), 'utf8');
+  const linked = [...index.matchAll(/\]\(([^)/]+)\/\)/g)].map((m) => m[1]!);
+  assert.equal([...new Set(linked)].sort(), names);
+});
+
 for (const name of names) {
-  test(`GIVEN case ${name} WHEN compiled THEN the files equal test/cases/${name}/expected/`, () => {
+  test(`GIVEN example ${name} WHEN compiled THEN the files equal examples/${name}/out/`, () => {
     const r = compile(loadCase(name));
-    assert.equal(r.diagnostics.map(formatDiagnostic), [], 'the case model compiles without diagnostics');
-    const problems = matchGolden(r.files, path.join(CASES_DIR, name, 'expected'));
+    assert.equal(r.diagnostics.map(formatDiagnostic), [], 'the example model compiles without diagnostics');
+    // A synth run of the README's command leaves its cache beside the bundles (git ignores it).
+    const problems = matchGolden(r.files, caseOut(name), [CACHE_FILE]);
     assert.ok(
       problems.length === 0,
       `${problems.length} golden difference(s) (UPDATE_GOLDEN=1 rewrites):\n${problems.join('\n')}`,
@@ -43,7 +94,25 @@ for (const name of names) {
 }
 
 for (const name of names) {
-  test(`GIVEN case ${name} THEN no rendered Secret carries data or stringData`, () => {
+  test(`GIVEN example ${name} WHEN its README's synth command runs with --check THEN out/ is up to date`, () => {
+    const readme = fs.readFileSync(path.join(EXAMPLES_DIR, name, 'README.md'), 'utf8');
+    const command = `npx clusterset ${synthCommand(name).join(' ')}`;
+    assert.ok(readme.includes(command), `the README gives \`${command}\``);
+    const r = spawnSync(
+      process.execPath,
+      [path.join(ROOT, 'bin', 'clusterset'), ...synthCommand(name), '--check'],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+      },
+    );
+    assert.is(r.status, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, `examples/${name}/out/ is up to date`);
+  });
+}
+
+for (const name of names) {
+  test(`GIVEN example ${name} THEN no rendered Secret carries data or stringData`, () => {
     const r = compile(loadCase(name));
     let secrets = 0;
     for (const [p, text] of r.files) {
@@ -54,16 +123,16 @@ for (const name of names) {
       assert.is(o.data, undefined, `${p}: data`);
       assert.is(o.stringData, undefined, `${p}: stringData`);
     }
-    assert.ok(secrets > 0, 'the case renders member token Secrets');
+    assert.ok(secrets > 0, 'the example renders member token Secrets');
   });
 }
 
 const hasKubectl = kubectlAvailable();
 for (const name of names) {
   (hasKubectl ? test : test.skip)(
-    `GIVEN case ${name} THEN kubectl kustomize builds every cluster bundle with every listed object`,
+    `GIVEN example ${name} THEN kubectl kustomize builds every cluster bundle with every listed object`,
     () => {
-      const clustersDir = path.join(CASES_DIR, name, 'expected', 'clusters');
+      const clustersDir = path.join(caseOut(name), 'clusters');
       const clusters = fs.readdirSync(clustersDir).sort();
       assert.ok(clusters.length > 0);
       for (const c of clusters) {
@@ -93,14 +162,14 @@ for (const name of names) {
 }
 
 for (const name of names) {
-  const expected = path.join(CASES_DIR, name, 'expected');
-  const folders = ['argocd', 'argocd/apps', 'flux'].filter((f) => fs.existsSync(path.join(expected, f)));
+  const outDir = caseOut(name);
+  const folders = ['argocd', 'argocd/apps', 'flux'].filter((f) => fs.existsSync(path.join(outDir, f)));
   if (folders.length === 0) continue;
   (hasKubectl ? test : test.skip)(
-    `GIVEN case ${name} THEN kubectl kustomize builds each delivery folder into exactly the objects of its own files`,
+    `GIVEN example ${name} THEN kubectl kustomize builds each delivery folder into exactly the objects of its own files`,
     () => {
       for (const f of folders) {
-        const dir = path.join(expected, f);
+        const dir = path.join(outDir, f);
         const own = fs.readdirSync(dir).filter((x) => x.endsWith('.yaml') && x !== 'kustomization.yaml');
         const out = execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8', maxBuffer: 64 << 20 });
         const docs = yaml.loadAll(out).filter((d) => d !== null && d !== undefined) as {

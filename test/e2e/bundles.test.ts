@@ -1,7 +1,7 @@
-// End-to-end: every golden case's bundles applied, the way Argo CD applies them, to real control
-// planes (one per cluster of the case), and the leader's admission policies and RBAC proven with
-// real ServiceAccount tokens. No mocks: kube-apiserver, kube-controller-manager and etcd from
-// test/kube.
+// End-to-end: every example's bundles (examples/<name>/out/) applied, the way Argo CD applies them,
+// to real control planes (one per cluster of the example), and the leader's admission policies and
+// RBAC proven with real ServiceAccount tokens. No mocks: kube-apiserver, kube-controller-manager
+// and etcd from test/kube.
 //
 // Members are prepared as Antrea's member manifest would leave them: the CRDs it installs are
 // applied first (from the vendored crds/), and its member controller Deployment (test/e2e/
@@ -42,12 +42,10 @@ import {
   APPLICATION_TEAM_MANAGER,
   installAntreaMember,
 } from './antrea-member';
-
-const ROOT = path.resolve(__dirname, '..', '..');
-const CASES = path.join(ROOT, 'test', 'cases');
+import { EXAMPLES_DIR, caseNames, caseOut } from '../helpers/golden';
 
 function casePlan(name: string): Plan {
-  const r = compile(loadModel(path.join(CASES, name, 'clusterset.ts')));
+  const r = compile(loadModel(path.join(EXAMPLES_DIR, name, 'clusterset.ts')));
   if (!r.plan || r.diagnostics.length > 0) throw new Error(`case ${name} does not compile`);
   return r.plan;
 }
@@ -57,7 +55,7 @@ async function applyCase(
   name: string,
 ): Promise<{ plan: Plan; clusters: Map<string, Cluster>; problems: string[] }> {
   const plan = casePlan(name);
-  const ids = fs.readdirSync(path.join(CASES, name, 'expected', 'clusters')).sort();
+  const ids = fs.readdirSync(path.join(caseOut(name), 'clusters')).sort();
   const clusters = await startClusters(ids.map((id) => `${name}-${id}`));
   const byId = new Map(ids.map((id) => [id, clusters.get(`${name}-${id}`) as Cluster]));
   const problems: string[] = [];
@@ -65,7 +63,7 @@ async function applyCase(
   for (const id of order) {
     const cluster = byId.get(id) as Cluster;
     if (plan.members.some((m) => m.id === id)) await installAntreaMember(cluster, plan, id);
-    const result = await applyBundle(cluster, path.join(CASES, name, 'expected', 'clusters', id));
+    const result = await applyBundle(cluster, path.join(caseOut(name), 'clusters', id));
     for (const r of result.rejected)
       problems.push(`${id}: ${r.kind} ${r.namespace ?? ''}/${r.name}: ${r.message}`);
     for (const a of result.applied) {
@@ -134,9 +132,9 @@ async function ownershipProblems(plan: Plan, clusters: Map<string, Cluster>): Pr
 
 const golden = suite('golden bundles on real API servers');
 
-for (const name of fs.readdirSync(CASES).sort()) {
+for (const name of caseNames()) {
   golden(
-    `GIVEN golden case ${name} WHEN each bundle is applied like Argo CD THEN nothing is rejected or pruned, and what another owner holds is left to it unless the model takes it over`,
+    `GIVEN example ${name} WHEN each bundle is applied like Argo CD THEN nothing is rejected or pruned, and what another owner holds is left to it unless the model takes it over`,
     async () => {
       try {
         const { plan, clusters, problems } = await applyCase(name);

@@ -34,7 +34,7 @@ import { ANTREA_MEMBER_CRDS, ARGOCD_CRDS, installCrds } from './crds';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const CASE = 'dual-role';
-const EXPECTED = path.join(ROOT, 'test', 'cases', CASE, 'expected');
+const EXPECTED = path.join(ROOT, 'examples', CASE, 'out');
 
 /** The CRDs Argo CD and Flux install in the management cluster. */
 const DELIVERY_CRDS = [
@@ -65,7 +65,7 @@ type App = KubeObject & { spec: AppSpec };
 const UNDERSTOOD_OPTIONS = new Set(['ServerSideApply=true', 'PruneLast=true']);
 
 function casePlan(): Plan {
-  const r = compile(loadModel(path.join(ROOT, 'test', 'cases', CASE, 'clusterset.ts')));
+  const r = compile(loadModel(path.join(ROOT, 'examples', CASE, 'clusterset.ts')));
   if (!r.plan || r.diagnostics.length > 0) throw new Error(`case ${CASE} does not compile`);
   return r.plan;
 }
@@ -229,8 +229,8 @@ delivery(
       const folders = [
         path.join(EXPECTED, 'argocd'),
         path.join(EXPECTED, 'flux'),
-        path.join(ROOT, 'test', 'cases', 'two-networks', 'expected', 'argocd'),
-        path.join(ROOT, 'test', 'cases', 'two-networks', 'expected', 'flux'),
+        path.join(ROOT, 'examples', 'two-networks', 'out', 'argocd'),
+        path.join(ROOT, 'examples', 'two-networks', 'out', 'flux'),
         path.join(ROOT, 'out', 'argocd'),
         path.join(ROOT, 'out', 'flux'),
       ];

@@ -51,15 +51,16 @@ import * as yaml from 'js-yaml';
 
 const NS = 'node-e2e';
 /**
- * The reconciler Deployment as synth renders it (golden case dual-role, which test/golden.test.ts
+ * The reconciler Deployment as synth renders it (example dual-role, which test/golden.test.ts
  * keeps equal to the render): the test Pods are its Pod template with the test image and arguments.
  */
 const RENDERED_DEPLOYMENT = path.join(
   __dirname,
   '..',
-  'cases',
+  '..',
+  'examples',
   'dual-role',
-  'expected',
+  'out',
   'clusters',
   'hub',
   'antrea-multicluster',

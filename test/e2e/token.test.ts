@@ -59,10 +59,7 @@ function context(): Promise<Ctx> {
     const clusters = await startClusters(['tok-hub', 'tok-east']);
     const leader = clusters.get('tok-hub') as Cluster;
     const member = clusters.get('tok-east') as Cluster;
-    const applied = await applyBundle(
-      leader,
-      path.join(ROOT, 'test', 'cases', CASE, 'expected', 'clusters', 'hub'),
-    );
+    const applied = await applyBundle(leader, path.join(ROOT, 'examples', CASE, 'out', 'clusters', 'hub'));
     if (applied.rejected.length > 0)
       throw new Error(`leader bundle rejected: ${JSON.stringify(applied.rejected)}`);
     const model = loadCase(CASE);

@@ -1,11 +1,11 @@
 /**
  * Every object clusterset renders says it is ours (`app.kubernetes.io/managed-by: clusterset`,
- * `app.kubernetes.io/part-of: <ClusterSet ID>`), in every golden case and the example, bundles and
- * delivery objects alike; the one partial object (Argo CD's `argocd-cm`, the health checks merged
- * into Argo CD's own settings) does not, since the object is Argo CD's; nothing of Antrea's member
- * controller Deployment is rendered. `sharedWith` names exactly the objects another owner has too.
+ * `app.kubernetes.io/part-of: <ClusterSet ID>`), in every example under examples/ and the
+ * repository's clusterset.ts, bundles and delivery objects alike; the one partial object (Argo CD's
+ * `argocd-cm`, the health checks merged into Argo CD's own settings) does not, since the object is
+ * Argo CD's; nothing of Antrea's member controller Deployment is rendered. `sharedWith` names
+ * exactly the objects another owner has too.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -14,11 +14,10 @@ import { loadModel } from '../../lib/load';
 import { ARGOCD_CONFIG_FOLDER } from '../../lib/render/delivery';
 import { sharedWith } from '../../lib/render/util';
 import { loadYaml } from '../../lib/yaml';
+import { EXAMPLES_DIR, caseNames } from '../helpers/golden';
 
 const root = path.resolve(__dirname, '..', '..');
-const cases = fs
-  .readdirSync(path.join(root, 'test', 'cases'))
-  .map((c) => path.join(root, 'test', 'cases', c, 'clusterset.ts'));
+const cases = caseNames().map((c) => path.join(EXAMPLES_DIR, c, 'clusterset.ts'));
 
 for (const file of [path.join(root, 'clusterset.ts'), ...cases]) {
   test(`GIVEN ${path.relative(root, file)} WHEN compiled THEN every object carries the ownership labels, but Argo CD's partial argocd-cm`, () => {

@@ -15,7 +15,7 @@ import { collectionsFor } from '../../lib/status/live';
 import { RESOURCES, resourceOf } from '../../lib/status/resources';
 import { CRD_DIR, loadCrd } from '../../lib/crds';
 import { statusRules } from '../../lib/status/rbac';
-import { matchGolden } from '../helpers/golden';
+import { caseNames, caseOut, matchGolden } from '../helpers/golden';
 import { loadYaml } from '../../lib/yaml';
 import { compile } from '../../lib/compile';
 import { plan as makePlan } from '../../lib/plan';
@@ -289,10 +289,9 @@ test('every kind a bundle renders is in the resource table, and the status role 
     [...allowed].some((x) => x === '/secrets'),
     'the status role never reads Secrets',
   );
-  // Every kind any golden case renders into a cluster bundle, too.
-  const cases = path.join(__dirname, '..', 'cases');
-  for (const c of fs.readdirSync(cases)) {
-    const dir = path.join(cases, c, 'expected', 'clusters');
+  // Every kind any example renders into a cluster bundle, too.
+  for (const c of caseNames()) {
+    const dir = path.join(caseOut(c), 'clusters');
     if (!fs.existsSync(dir)) continue;
     for (const rel of fs.readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
       if (!rel.endsWith('.yaml') || rel.endsWith('kustomization.yaml')) continue;

@@ -2,7 +2,7 @@
  * The smallest useful ClusterSet: leader `hub` (not a member) and members `east` and `west` on one
  * flat network (no network declared), Pod IP endpoints, one Service exported from both members.
  */
-import type { ClusterSetProps } from '../../../lib/model';
+import type { ClusterSetProps } from 'clusterset';
 
 const model: ClusterSetProps = {
   clusterSetId: 'mini-set',

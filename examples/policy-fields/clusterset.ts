@@ -6,7 +6,7 @@
  * in-cluster `toServices`, rule-level appliedTo, named ports, port and source-port ranges, ICMP and
  * IGMP, HTTP and TLS rules, and logging.
  */
-import type { ClusterSetProps } from '../../../lib/model';
+import type { ClusterSetProps } from 'clusterset';
 
 const NS = 'kubernetes.io/metadata.name';
 

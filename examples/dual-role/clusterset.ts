@@ -1,10 +1,10 @@
 /**
  * The leader is also a member: `hub` leads and joins, with `east` and `west`. Services are exported
  * from the leader too, and one lives in a namespace of its own. A baseline policy reaches all three.
- * The one case that takes over Antrea's member controller ConfigMap and the Services' Namespaces.
- * Argo CD and Flux run in `hub` with their defaults (test/e2e/delivery.test.ts syncs this case).
+ * clusterset takes over Antrea's member controller ConfigMap and the Services' Namespaces. Argo CD
+ * and Flux run in `hub` with their defaults.
  */
-import type { ClusterSetProps } from '../../../lib/model';
+import type { ClusterSetProps } from 'clusterset';
 
 const model: ClusterSetProps = {
   clusterSetId: 'dual-set',

@@ -2,7 +2,7 @@
  * A ClusterSet that targets Antrea older than 1.13: members also get the legacy ClusterClaims
  * `id.k8s.io` and `clusterset.k8s.io`, in the member controller namespace.
  */
-import type { ClusterSetProps } from '../../../lib/model';
+import type { ClusterSetProps } from 'clusterset';
 
 const model: ClusterSetProps = {
   clusterSetId: 'legacy-set',

@@ -7,7 +7,7 @@
  * The reconciler with every setting changed: its own image, one replica, members retired after
  * 90 minutes, more memory.
  */
-import type { ClusterSetProps } from '../../../lib/model';
+import type { ClusterSetProps } from 'clusterset';
 
 const model: ClusterSetProps = {
   clusterSetId: 'net-set',

@@ -4,7 +4,7 @@
  * `toServices` egress targeting `east` and `north`, and a member `west` without stretched policy that
  * no stretched policy targets.
  */
-import type { ClusterSetProps } from '../../../lib/model';
+import type { ClusterSetProps } from 'clusterset';
 
 const model: ClusterSetProps = {
   clusterSetId: 'policy-set',

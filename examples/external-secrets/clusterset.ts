@@ -4,7 +4,7 @@
  * leader trusts each member's ServiceAccount issuer and maps it to `oidc:<member>:…`), and trusts
  * the leader through the CA certificate written here (a throwaway self-signed CA: public, no key).
  */
-import type { ClusterSetProps } from '../../../lib/model';
+import type { ClusterSetProps } from 'clusterset';
 
 const HUB_CA = `-----BEGIN CERTIFICATE-----
 MIIBeDCCAR+gAwIBAgIUWK0375iVhMu3DQrqscK+HwBJ2xUwCgYIKoZIzj0EAwIw
