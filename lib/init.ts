@@ -227,7 +227,8 @@ const clusterSet: ClusterSetProps = {
     branch: ${ts(o.branch)},
     // Argo CD runs in the leader; the other clusters are registered with it.
     managementCluster: 'hub',
-    // Delivered by Argo CD. For Flux instead: argocd: { enabled: false }, flux: {}.
+    // Delivered by Argo CD. For Flux instead: argocd: { enabled: false }, flux: {}. Once one tool
+    // delivers, that edit's pull request comment lists the switch in its After merge block, in order.
     flux: { enabled: false },
   },
 };
@@ -320,7 +321,10 @@ kubectl apply -k out/argocd   # the AppProject and root Application; it creates 
 
 To deliver with Flux instead, set \`argocd: { enabled: false }, flux: {}\` in \`delivery\`, run
 \`npm run synth\`, and bootstrap with \`kubectl apply -k out/flux\` (the GitRepository and one
-Kustomization per cluster).
+Kustomization per cluster). Once one tool delivers, switching is a pull request like any other: its
+comment's "After merge" block bootstraps the new tool, gives it what reaches the clusters, waits
+until it delivers every bundle, and only then deletes the old tool's objects without deleting what
+they applied. Follow it in order.
 
 Re-run the Argo CD command when a change adds a cluster or a kind: the AppProject permits only what
 the bundles hold, and it is never synced from git.
@@ -338,7 +342,9 @@ install's: put the \`controller_manager_config.yaml\` that
 \`npx clusterset explain ${MODEL_FILE} --cluster <member>\` prints in it, then restart
 \`antrea-mc-controller\`. The Namespaces of exported Services stay the application teams': they
 must exist before a member's bundle applies (its sync is retried until they do). \`takeOver\` in
-\`${MODEL_FILE}\` makes the bundles render either one instead.
+\`${MODEL_FILE}\` makes the bundles render either one instead. The pull request that adds a member
+lists, in its comment's "After merge" block, the Namespaces to create there and the settings
+Antrea's agent and controller must have for it, as \`explain\` does.
 `;
 }
 

@@ -1,8 +1,11 @@
 /**
  * What a change asks of people once it is merged, read from the semantic diff: the manual steps
  * (re-applying the AppProject: first, or where a member's Application is deleted with cascade, only
- * once it is gone; registering a new member with Argo CD or giving Flux its kubeconfig,
- * its token or what External Secrets needs for it, annotating gateway Nodes where a member starts
+ * once it is gone; what a new member needs before its first sync that no bundle holds, the
+ * application teams' Namespaces and Antrea's own settings, as `explain` lists them; registering a new
+ * member with Argo CD or giving Flux its kubeconfig, its token or what External Secrets needs for it,
+ * switching delivery tools: the new one bootstrapped and healthy before the old one's objects are
+ * deleted without deleting what they applied; annotating gateway Nodes where a member starts
  * exchanging Services across networks, what removing a member does under each tool, Antrea's member
  * controller settings where Antrea's install owns them, taking an object out of its other owner when
  * clusterset takes it over), the breaking changes that something outside out/ must follow (a
@@ -10,6 +13,12 @@
  * is in the impact summary instead. Pure.
  */
 import { MEMBER_CONFIG_KEY } from '../antrea-member-config';
+import {
+  antreaSettings,
+  deliveryPrerequisites,
+  serviceNamespaces,
+  type DeliveryPrerequisite,
+} from '../explain/prerequisites';
 import type { GatewayNodeProps } from '../model';
 import {
   MEMBER_CONTROLLER_CONFIG,
@@ -21,7 +30,8 @@ import {
   memberTokenReaderName,
 } from '../names';
 import { ARGOCD_APPS_FOLDER, CASCADE_FINALIZER, IN_CLUSTER_SERVER } from '../render/argocd';
-import { ARGOCD_CM, ARGOCD_CONFIG_FOLDER } from '../render/delivery';
+import type { Plan } from '../plan';
+import { ARGOCD_CM, ARGOCD_CONFIG_FOLDER, ARGOCD_FOLDER } from '../render/delivery';
 import { FLUX_FOLDER } from '../render/flux';
 import {
   EXPECTED_MEMBER_CONFIG_ANNOTATION,
@@ -542,6 +552,375 @@ function gatewayStep(g: GatewayChange): string {
   return `annotate ${g.cluster}'s gateway Nodes${g.existing ? ' unless they already are' : ''} (${why}): ${annotateCommands(g)}`;
 }
 
+/**
+ * What joining member `id` needs before its first sync that no bundle of it holds, from the one
+ * source `explain` prints it from (explain/prerequisites.ts): the exported Services' Namespaces,
+ * which the application teams own unless the model takes them over (and then its bundle renders
+ * them: any the bundle renders is left out), and the settings Antrea's agent and controller must
+ * have there for the model's features (the member controller's own file is memberConfigSteps's).
+ * Needs the plan of the model after the change: no bundle says either.
+ */
+function memberPrerequisites(diff: TreeDiff, id: string, plan: Plan | undefined): string[] {
+  const c = plan?.clusters.find((x) => x.id === id);
+  if (!plan || !c) return [];
+  const steps: string[] = [];
+  const ctx = `kubectl --context <${id}>`;
+  const rendered = new Set(
+    (clusterBundle(diff, id)?.objects ?? [])
+      .filter((x) => x.kind === 'Namespace' && x.after !== undefined)
+      .map((x) => x.name),
+  );
+  const ns = serviceNamespaces(plan, c);
+  if (ns && ns.renderedBy === 'application-teams') {
+    const forExports = ns.forExports.filter((n) => !rendered.has(n));
+    const forImports = ns.forImports.filter((n) => !rendered.has(n));
+    const it = (xs: readonly string[], one: string, many: string): string => (xs.length > 1 ? many : one);
+    const why = [
+      ...(forExports.length > 0
+        ? [
+            `${joinAnd(forExports)} (its ServiceExports live there: its bundle applies only once ${it(forExports, 'it exists', 'they exist')})`,
+          ]
+        : []),
+      ...(forImports.length > 0
+        ? [
+            `${joinAnd(forImports)} (imports only: Antrea imports into ${it(forImports, 'it', 'them')} once ${it(forImports, 'it exists', 'they exist')})`,
+          ]
+        : []),
+    ];
+    const all = [...forExports, ...forImports];
+    if (all.length > 0)
+      steps.push(
+        `before ${id}'s first sync, create the exported Services' Namespace${all.length > 1 ? 's' : ''} there, which the application teams own (takeOver.serviceNamespaces is off), as \`npx clusterset explain --cluster ${id}\` lists ${all.length > 1 ? 'them' : 'it'}: ${why.join('; ')}: ${joinAnd(all.map((n) => `\`${ctx} create namespace ${n}\``))}`,
+      );
+  }
+  // Antrea's agent and controller read their files only at start.
+  const readers = {
+    'antrea-agent.conf': 'daemonset antrea-agent',
+    'antrea-controller.conf': 'deployment antrea-controller',
+  } as const;
+  const files = new Map<keyof typeof readers, { configMap: string; settings: string[] }>();
+  for (const s of antreaSettings(plan, c)) {
+    if (s.file === MEMBER_CONFIG_KEY) continue;
+    const f = files.get(s.file) ?? { configMap: s.configMap, settings: [] };
+    f.settings.push(`${s.setting}: ${s.value}`);
+    files.set(s.file, f);
+  }
+  if (files.size > 0) {
+    const where = [...files].map(
+      ([file, f]) => `in ${file} (ConfigMap ${f.configMap}), ${joinAnd(f.settings.map((x) => `\`${x}\``))}`,
+    );
+    const restarts = [...files].map(([file, f]) => {
+      const ns = f.configMap.split('/')[0]!;
+      return `\`${ctx} -n ${ns} rollout restart ${readers[file]}\``;
+    });
+    steps.push(
+      `before ${id}'s first sync, enable in Antrea's install there what the model's features need, as \`npx clusterset explain --cluster ${id}\` lists it with the reasons: ${where.join('; ')}; then restart what reads ${files.size > 1 ? 'them' : 'it'}, only at start: ${joinAnd(restarts)}`,
+    );
+  }
+  return steps;
+}
+
+type ToolId = 'argocd' | 'flux';
+const TOOLS: readonly ToolId[] = ['argocd', 'flux'];
+const TOOL_NAME: Record<ToolId, string> = { argocd: 'Argo CD', flux: 'Flux' };
+/** The folder of out/ each tool's objects are emitted to (and its bundle in the diff). */
+const TOOL_FOLDER: Record<ToolId, string> = { argocd: ARGOCD_FOLDER, flux: FLUX_FOLDER };
+
+/**
+ * The delivery folders of out/ (`argocd`, `flux`) before and after a change that adds or removes one,
+ * and every delivery object after it, read by impact.ts.
+ */
+export interface DeliveryFolders {
+  readonly before: readonly string[];
+  readonly after: readonly string[];
+  readonly objects: readonly DiffObject[];
+}
+
+/** How the delivery tools change: which leave out/, which come, which are rendered after. */
+interface DeliveryChange {
+  readonly retired: readonly ToolId[];
+  readonly added: readonly ToolId[];
+  readonly after: readonly ToolId[];
+  /** Every delivery object after the change. */
+  readonly objects: readonly DiffObject[];
+}
+
+function deliveryChange(f: DeliveryFolders): DeliveryChange {
+  const was = (t: ToolId) => f.before.includes(TOOL_FOLDER[t]);
+  const is = (t: ToolId) => f.after.includes(TOOL_FOLDER[t]);
+  return {
+    retired: TOOLS.filter((t) => was(t) && !is(t)),
+    added: TOOLS.filter((t) => is(t) && !was(t)),
+    after: TOOLS.filter(is),
+    objects: f.objects,
+  };
+}
+
+/** `['east', 'hub', 'west']`: the clusters that per-cluster delivery objects deliver, each once. */
+function deliveredClusters(objs: readonly DiffObject[]): string[] {
+  return [...new Set(objs.map((o) => /clusters\/([^/]+)$/.exec(sourcePath(o))?.[1] ?? o.metadata.name))];
+}
+
+/** A root: the Application of `<path>/argocd/apps`, the Kustomization of `<path>/flux`. */
+function isRoot(o: DiffObject): boolean {
+  const p = sourcePath(o).replace(/^\.\//, '');
+  return isApplication(o)
+    ? p.endsWith(ARGOCD_APPS_FOLDER)
+    : p === FLUX_FOLDER || p.endsWith(`/${FLUX_FOLDER}`);
+}
+
+const names = (objs: readonly DiffObject[]): string => objs.map((o) => o.metadata.name).join(' ');
+
+/** What a delivery tool needs that out/ cannot hold (an ssh origin's credentials), as `explain` prints it. */
+function prerequisiteStep(p: DeliveryPrerequisite): string {
+  const how = p.how.map((h) => (/^(argocd|flux|kubectl) /.test(h) ? `\`${h}\`` : h));
+  return `${p.need}: ${how.join('; ')}`;
+}
+
+/**
+ * Bootstrapping `tool` from out/, in the runbook's order: what it needs first (repository
+ * credentials), its objects applied by hand in the management cluster, how it reaches the other
+ * clusters (Argo CD's registrations, Flux's kubeconfig Secrets, named as render/flux.ts names them),
+ * and the wait until it delivers every bundle. `unless`: the tool was rendered before this change
+ * too, so it may be bootstrapped already.
+ */
+function bootstrap(
+  tool: ToolId,
+  dc: DeliveryChange,
+  out: string,
+  o: { readonly plan?: Plan; readonly unless: boolean; readonly replacing: readonly ToolId[] },
+): string[] {
+  const steps = (o.plan ? deliveryPrerequisites(o.plan) : [])
+    .filter((p) => p.tool === tool)
+    .map(prerequisiteStep);
+  const mgmt = o.plan?.delivery ? ` (${o.plan.delivery.managementCluster})` : '';
+  const verb = `${o.unless ? `unless ${TOOL_NAME[tool]} delivers the bundles already, ` : ''}bootstrap ${TOOL_NAME[tool]} in the management cluster${mgmt}`;
+  const both =
+    o.replacing.length > 0
+      ? `; until ${joinAnd(o.replacing.map((t) => TOOL_NAME[t]))}'s objects are deleted below, both tools apply the same objects, with the same values`
+      : '';
+  if (tool === 'flux') {
+    const kss = dc.objects.filter(isKustomization);
+    const ns = kss[0]?.metadata.namespace ?? 'flux-system';
+    const root = kss.find(isRoot);
+    const clusters = kss.filter((k) => !isRoot(k));
+    const repo = dc.objects.find((x) => x.kind === 'GitRepository');
+    steps.push(
+      `${verb}: \`kubectl apply -k ${out}/${FLUX_FOLDER}\` (${repo ? `GitRepository ${repo.metadata.name}, ` : ''}${root ? `the root Kustomization ${root.metadata.name} and ` : ''}the Kustomizations of ${joinAnd(deliveredClusters(clusters))})${both}`,
+    );
+    const secrets = new Map<string, { key: string; ids: string[] }>();
+    for (const k of clusters) {
+      const ref = at(k, 'spec', 'kubeConfig', 'secretRef');
+      const name = str(at(ref, 'name'));
+      if (name === undefined) continue;
+      const s = secrets.get(name) ?? { key: str(at(ref, 'key')) ?? 'value', ids: [] };
+      for (const id of deliveredClusters([k])) if (!s.ids.includes(id)) s.ids.push(id);
+      secrets.set(name, s);
+    }
+    if (secrets.size > 0) {
+      const ids = [...secrets.values()].flatMap((s) => s.ids);
+      steps.push(
+        `give Flux the kubeconfig of ${joinAnd(ids)}, in the management cluster (it reaches every other cluster through one; never in git): ${joinAnd(
+          [...secrets].map(
+            ([name, s]) =>
+              `\`kubectl -n ${ns} create secret generic ${name} --from-file=${s.key}=${s.ids[0]!}.kubeconfig\``,
+          ),
+        )}`,
+      );
+    }
+    if (kss.length > 0)
+      steps.push(
+        `wait until every Kustomization is Ready (its bundle applied and its health checks passing): \`kubectl -n ${ns} wait ${kss.map((k) => `kustomization/${k.metadata.name}`).join(' ')} --for=condition=Ready --timeout=15m\``,
+      );
+    return steps;
+  }
+  const apps = dc.objects.filter(isApplication);
+  const ns = apps[0]?.metadata.namespace ?? 'argocd';
+  const root = apps.find(isRoot);
+  const clusters = apps.filter((a) => !isRoot(a));
+  const project = dc.objects.find((x) => x.kind === 'AppProject');
+  const cm = dc.objects.find((x) => x.kind === 'ConfigMap' && x.metadata.name === ARGOCD_CM);
+  steps.push(
+    `${verb}: \`kubectl apply -k ${out}/${ARGOCD_FOLDER}\` (${project ? `the AppProject ${project.metadata.name} and ` : ''}${root ? `the root Application ${root.metadata.name}, which creates ` : ''}the Applications of ${joinAnd(deliveredClusters(clusters))})${
+      cm
+        ? `, and merge the health checks of Antrea's kinds into its settings: \`kubectl -n ${cm.metadata.namespace ?? ns} patch configmap ${ARGOCD_CM} --type merge --patch-file ${out}/${ARGOCD_CONFIG_FOLDER}/ConfigMap.${ARGOCD_CM}.yaml\``
+        : ''
+    }${both}`,
+  );
+  const remote = clusters.filter((a) => at(a, 'spec', 'destination', 'server') !== IN_CLUSTER_SERVER);
+  if (remote.length > 0) {
+    const ids = deliveredClusters(remote);
+    steps.push(
+      `register ${joinAnd(ids)} with Argo CD: ${joinAnd(ids.map((id) => `\`argocd cluster add <${id}> --name ${id}\``))}`,
+    );
+  }
+  if (clusters.length > 0) {
+    const all = clusters.map((a) => `application/${a.metadata.name}`).join(' ');
+    const wait = (what: string, path: string, value: string) =>
+      `\`kubectl -n ${ns} wait ${what} --for=jsonpath='{${path}}'=${value} --timeout=15m\``;
+    steps.push(
+      `wait until every Application is Synced and Healthy: ${root ? `${wait(`application/${root.metadata.name}`, '.status.sync.status', 'Synced')} (the root has created the others), then ` : ''}${wait(all, '.status.sync.status', 'Synced')} and ${wait(all, '.status.health.status', 'Healthy')}`,
+    );
+  }
+  return steps;
+}
+
+/** Whether deleting a Kustomization makes Flux delete what it applied (kustomize-controller's finalizer). */
+function fluxCollects(k: DiffObject): boolean {
+  const policy = str(at(k, 'spec', 'deletionPolicy')) ?? 'MirrorPrune';
+  if (policy === 'Delete' || policy === 'WaitForTermination') return true;
+  return policy === 'MirrorPrune' && at(k, 'spec', 'prune') === true;
+}
+
+/**
+ * Retiring `tool`, whose objects this change removes from out/, without deleting anything it applied
+ * (`successor`, when there is one, delivers it). Nothing happens by itself after the merge: the
+ * tool's root no longer finds its path (Argo CD reports an error and never auto-syncs an Application
+ * in error; kustomize-controller stops at "kustomization path not found" before applying or pruning),
+ * so every cluster's Application or Kustomization stays and keeps delivering. Deleting them is a
+ * person's step, and the one place a cascade could delete every bundle: Argo CD's resources finalizer
+ * deletes what an Application applied whatever kubectl's `--cascade` says (it is not an ownerReference),
+ * so it is removed first; kustomize-controller collects what a Kustomization applied on deletion when
+ * its prune is on (deletionPolicy MirrorPrune, the default) or its deletionPolicy says Delete, so
+ * that is turned off first. Then what only the management cluster holds.
+ */
+function retire(diff: TreeDiff, tool: ToolId, successor: ToolId | undefined, out: string): string[] {
+  const before = (
+    diff.bundles.find((b) => b.type === 'delivery' && b.bundle === TOOL_FOLDER[tool])?.objects ?? []
+  ).flatMap((x) => (x.before !== undefined ? [x.before] : []));
+  const then = successor ? 'then ' : '';
+  const stop = `${then}stop ${TOOL_NAME[tool]} without deleting what it applied${successor ? ` (${TOOL_NAME[successor]} delivers it now)` : ' (nothing delivers clusters/ once it is gone: apply the bundles by hand)'}, in the management cluster`;
+  const steps: string[] = [];
+  if (tool === 'argocd') {
+    const apps = before.filter(isApplication);
+    const ns = apps[0]?.metadata.namespace ?? 'argocd';
+    const root = apps.find(isRoot);
+    const clusters = apps.filter((a) => !isRoot(a));
+    const finalized = clusters.filter((a) =>
+      ((at(a, 'metadata', 'finalizers') as unknown[] | undefined) ?? []).some((f) =>
+        String(f).startsWith('resources-finalizer.argocd.argoproj.io'),
+      ),
+    );
+    if (root)
+      steps.push(
+        `${stop}: first its root Application, \`kubectl -n ${root.metadata.namespace ?? ns} delete application ${root.metadata.name}\` (it carries no resources finalizer, so the Applications it created stay; since the merge its path ${out}/${ARGOCD_APPS_FOLDER} no longer exists, and Argo CD never auto-syncs an Application in error, so it has pruned none of them)`,
+      );
+    if (clusters.length > 0) {
+      const del = `\`kubectl -n ${ns} delete application ${names(clusters)}\``;
+      steps.push(
+        `${root ? 'then ' : `${stop}: `}delete the Applications of ${joinAnd(deliveredClusters(clusters))} without cascade: ${
+          finalized.length > 0
+            ? `${finalized.length === clusters.length ? 'they carry' : `${joinAnd(finalized.map((a) => a.metadata.name))} carry`} Argo CD's resources finalizer (${CASCADE_FINALIZER}), with which deleting an Application first deletes everything it applied in its cluster; remove it, then delete them: \`kubectl -n ${ns} patch application ${names(finalized)} --type merge -p '{"metadata":{"finalizers":null}}'\` and ${del} (\`kubectl delete --cascade=orphan\` would not do: it orphans only what has an ownerReference, and the finalizer still runs)`
+            : `they carry no resources finalizer (prune is off), so deleting them deletes nothing in the clusters: ${del}`
+        }`,
+      );
+    }
+    const project = before.find((x) => x.kind === 'AppProject');
+    const remote = deliveredClusters(
+      clusters.filter((a) => at(a, 'spec', 'destination', 'server') !== IN_CLUSTER_SERVER),
+    );
+    const cleanup = [
+      ...(project
+        ? [`\`kubectl -n ${project.metadata.namespace ?? ns} delete appproject ${project.metadata.name}\``]
+        : []),
+      ...remote.map((id) => `\`argocd cluster rm <${id}>\``),
+    ];
+    if (cleanup.length > 0 && clusters.length > 0)
+      steps.push(
+        `then, once they are gone (\`kubectl -n ${ns} wait --for=delete ${clusters.map((a) => `application/${a.metadata.name}`).join(' ')} --timeout=15m\`), ${joinAnd(cleanup)}`,
+      );
+    return steps;
+  }
+  const kss = before.filter(isKustomization);
+  const ns = kss[0]?.metadata.namespace ?? 'flux-system';
+  const root = kss.find(isRoot);
+  const clusters = kss.filter((k) => !isRoot(k));
+  const orphaning = '--type merge -p \'{"spec":{"prune":false,"deletionPolicy":"Orphan"}}\'';
+  const collects =
+    "deleting a Kustomization makes Flux delete everything it applied when its prune is on (deletionPolicy MirrorPrune, the default) or its deletionPolicy says Delete, whatever kubectl's --cascade says";
+  // The root first, so that nothing applies the others again (taking their patched fields back)
+  // between their patch and their deletion: its source may still hold out/flux until it is fetched.
+  if (root) {
+    const rootNs = root.metadata.namespace ?? ns;
+    const del = `\`kubectl -n ${rootNs} delete kustomization ${root.metadata.name}\``;
+    steps.push(
+      `${stop}: first its root Kustomization, ${
+        fluxCollects(root)
+          ? `whose deletion would delete the others (${collects}): \`kubectl -n ${rootNs} patch kustomization ${root.metadata.name} ${orphaning}\`, then ${del}`
+          : `${del} (its deletionPolicy Orphan keeps the Kustomizations it applied, none of which it pruned: since the merge its path ${out}/${FLUX_FOLDER} is gone, and kustomize-controller stops there, before applying or pruning)`
+      }`,
+    );
+  }
+  if (clusters.length > 0) {
+    const collecting = clusters.filter(fluxCollects);
+    const del = `\`kubectl -n ${ns} delete kustomization ${names(clusters)}\``;
+    steps.push(
+      `${root ? 'then ' : `${stop}: `}delete the Kustomizations of ${joinAnd(deliveredClusters(clusters))} without deleting what they applied: ${
+        collecting.length > 0
+          ? `${collects}, so turn that off first${collecting.length < clusters.length ? ` on ${joinAnd(collecting.map((k) => k.metadata.name))}` : ''}, then delete them: \`kubectl -n ${ns} patch kustomization ${names(collecting)} ${orphaning}\` and ${del}`
+          : `prune is off on every one, so deleting them deletes nothing in the clusters: ${del}`
+      }`,
+    );
+  }
+  const repo = before.find((x) => x.kind === 'GitRepository');
+  const secrets = [
+    ...new Set(kss.flatMap((k) => str(at(k, 'spec', 'kubeConfig', 'secretRef', 'name')) ?? [])),
+  ];
+  const cleanup = [
+    ...(repo
+      ? [`\`kubectl -n ${repo.metadata.namespace ?? ns} delete gitrepository ${repo.metadata.name}\``]
+      : []),
+    ...(secrets.length > 0
+      ? [`\`kubectl -n ${ns} delete secret ${secrets.join(' ')}\` (the kubeconfig Secrets)`]
+      : []),
+  ];
+  if (cleanup.length > 0 && kss.length > 0) steps.push(`then, once they are gone, ${joinAnd(cleanup)}`);
+  return steps;
+}
+
+/**
+ * The After merge block of a change of delivery tool (the model's `delivery.argocd` / `delivery.flux`
+ * turned on or off), in order: the new tool bootstrapped, given what reaches the other clusters, and
+ * healthy; only then the old one's objects deleted without deleting what they applied, and what
+ * only the management cluster holds for it. A tool that comes while another stays: bootstrap one
+ * only. A first tool: its bootstrap. Members leaving in the same change: split it.
+ */
+function deliverySteps(
+  diff: TreeDiff,
+  dc: DeliveryChange,
+  o: { readonly plan?: Plan; readonly left: readonly string[] },
+): string[] {
+  const out = outPath(diff);
+  if (dc.retired.length === 0) {
+    if (dc.added.length === 0) return [];
+    const others = dc.after.filter((t) => !dc.added.includes(t));
+    if (others.length === 0 && dc.added.length === 1)
+      return bootstrap(dc.added[0]!, dc, out, { ...o, unless: false, replacing: [] });
+    const added = dc.added.map((t) => `${out}/${TOOL_FOLDER[t]}`);
+    return [
+      others.length > 0
+        ? `${joinAnd(added)} ${added.length > 1 ? 'are' : 'is'} new beside ${joinAnd(others.map((t) => `${out}/${TOOL_FOLDER[t]}`))}: bootstrap one delivery tool only (two would apply the same objects); to switch to ${TOOL_NAME[dc.added[0]!]}, turn ${TOOL_NAME[others[0]!]} off in the model (\`delivery.${others[0]!}: { enabled: false }\`): that change's After merge block lists the switch, in order`
+        : `${joinAnd(added)} are new: bootstrap one delivery tool only (two would apply the same objects), ${dc.added.map((t) => `\`kubectl apply -k ${out}/${TOOL_FOLDER[t]}\``).join(' or ')}, as the README's runbook says`,
+    ];
+  }
+  const retired = dc.retired.map((t) => TOOL_NAME[t]);
+  if (o.left.length > 0)
+    return [
+      `split this change: it removes ${joinAnd(o.left)} while it stops delivering with ${joinAnd(retired)}, whose root no longer prunes what ${o.left.length > 1 ? 'they leave' : 'it leaves'} behind, and retiring ${retired.length > 1 ? 'them' : 'it'} keeps what ${retired.length > 1 ? 'they' : 'it'} applied everywhere. Remove ${joinAnd(o.left)} in a change of ${o.left.length > 1 ? 'their' : 'its'} own first and follow its After merge block, then switch`,
+    ];
+  const successor = dc.after.find((t) => !dc.retired.includes(t));
+  return [
+    ...(successor
+      ? bootstrap(successor, dc, out, {
+          ...o,
+          unless: !dc.added.includes(successor),
+          replacing: dc.retired,
+        })
+      : []),
+    ...dc.retired.flatMap((t) => retire(diff, t, successor, out)),
+  ];
+}
+
 export function afterMerge(
   diff: TreeDiff,
   o: {
@@ -555,10 +934,27 @@ export function afterMerge(
     readonly gateways?: readonly GatewayChange[];
     /** Set when the change uninstalls the ClusterSet: every member leaves, the leader stays. */
     readonly uninstall?: Uninstall;
+    /**
+     * The plan of the model after the change, when there is one: what a new member needs of the
+     * application teams and of Antrea's install, what a new delivery tool needs
+     * (explain/prerequisites.ts). No bundle holds those.
+     */
+    readonly plan?: Plan;
+    /** Set when a delivery folder comes or goes: a delivery tool turned on or off. */
+    readonly delivery?: DeliveryFolders;
   },
 ): AfterMerge {
   const steps: string[] = [];
   const breaking: string[] = [];
+
+  // A delivery tool that comes or goes (not while uninstalling, which keeps delivery as it was).
+  const dc = o.uninstall || !o.delivery ? undefined : deliveryChange(o.delivery);
+  // A new tool is bootstrapped whole, every cluster's registration included (deliverySteps), or,
+  // beside one that stays, not at all: none of its per-cluster steps, nor the AppProject's.
+  const newArgoCd = dc?.added.includes('argocd') ?? false;
+  const newFlux = dc?.added.includes('flux') ?? false;
+  const switching = (dc?.retired.length ?? 0) > 0;
+  if (dc) steps.push(...deliverySteps(diff, dc, { ...(o.plan ? { plan: o.plan } : {}), left: o.left }));
 
   // The AppProject (applied by hand, never from git): Argo CD refuses an Application whose
   // destination or kinds it does not permit, so it is re-applied first; but Argo CD's cascade
@@ -569,7 +965,7 @@ export function afterMerge(
   const projectChanges = argocd?.objects.some((x) => x.kind === 'AppProject' && x.change !== 'removed');
   const cascading = o.left.flatMap((id) => deliveryFor(diff, 'Application', id, 'removed').filter(cascades));
   const apply = `\`kubectl apply -k ${outPath(diff)}/argocd\``;
-  if (projectChanges && cascading.length === 0) {
+  if (projectChanges && cascading.length === 0 && !newArgoCd) {
     steps.push(
       `re-apply the AppProject in the management cluster: ${apply} (the root Application does not manage it, and Argo CD refuses an Application whose destination or kinds it does not permit)`,
     );
@@ -579,7 +975,7 @@ export function afterMerge(
   const health = argocd?.objects.find(
     (x) => x.kind === 'ConfigMap' && x.name === ARGOCD_CM && x.change !== 'removed',
   );
-  if (health) {
+  if (health && !newArgoCd) {
     steps.push(
       `merge the health checks of Antrea's kinds into Argo CD's settings in the management cluster: \`kubectl -n ${health.namespace ?? 'argocd'} patch configmap ${ARGOCD_CM} --type merge --patch-file ${outPath(diff)}/${ARGOCD_CONFIG_FOLDER}/ConfigMap.${ARGOCD_CM}.yaml\` (Argo CD's install owns that ConfigMap: the patch sets those keys alone; until then a refused export or a ClusterSet that is not Ready shows as Healthy)`,
     );
@@ -608,7 +1004,8 @@ export function afterMerge(
 
   const gateways = new Map((o.gateways ?? []).map((g) => [g.cluster, g]));
   for (const id of o.joined) {
-    for (const app of deliveryFor(diff, 'Application', id, 'added')) {
+    steps.push(...memberPrerequisites(diff, id, o.plan));
+    for (const app of newArgoCd ? [] : deliveryFor(diff, 'Application', id, 'added')) {
       const dest =
         str(at(app.after, 'spec', 'destination', 'server')) ??
         str(at(app.after, 'spec', 'destination', 'name'));
@@ -617,7 +1014,7 @@ export function afterMerge(
       );
     }
     const secrets = new Map<string, { ns: string; key: string }>();
-    for (const ks of deliveryFor(diff, 'Kustomization', id, 'added')) {
+    for (const ks of newFlux ? [] : deliveryFor(diff, 'Kustomization', id, 'added')) {
       const name = str(at(ks.after, 'spec', 'kubeConfig', 'secretRef', 'name'));
       if (name)
         secrets.set(name, {
@@ -638,8 +1035,10 @@ export function afterMerge(
 
   if (o.uninstall && o.leader !== undefined)
     steps.push(...uninstallSteps(diff, o.leader, o.left, o.uninstall));
-  else for (const id of o.left) steps.push(...leaving(diff, id), ...identityGone(diff, id, o.leader));
-  if (projectChanges && cascading.length > 0) {
+  // Switching tools while members leave: deliverySteps says to split the change.
+  else if (!switching)
+    for (const id of o.left) steps.push(...leaving(diff, id), ...identityGone(diff, id, o.leader));
+  if (projectChanges && cascading.length > 0 && !switching) {
     const ns = cascading[0]!.namespace ?? 'argocd';
     const names = cascading.map((a) => `application/${a.name}`).join(' ');
     steps.push(

@@ -14,6 +14,7 @@
 import * as yaml from 'js-yaml';
 import {
   type AfterMerge,
+  type DeliveryFolders,
   type GatewayChange,
   type Uninstall,
   afterMerge,
@@ -748,6 +749,8 @@ export function impact(
       phrase: (ids) => phrase(new Set(ids), memberSets),
       gateways: gatewayChanges(fb, fa, joined, afterPlan),
       ...(uninstalling ? { uninstall: uninstallOf(after, leader) } : {}),
+      ...(afterPlan ? { plan: afterPlan } : {}),
+      ...deliveryFolders(before, after),
     }),
     networks: Object.fromEntries(
       sorted(new Set([...fb.networks.keys(), ...fa.networks.keys()])).map((c) => [
@@ -758,20 +761,50 @@ export function impact(
   };
 }
 
-/** What the leader's removal needs, from the out/ an uninstalling change leaves (after-merge.ts). */
-function uninstallOf(after: ReadonlyMap<string, string>, leader: string): Uninstall {
-  const leaderObjects: DiffObject[] = [];
-  const delivery: DiffObject[] = [];
+/** The Kubernetes objects of the files of `files` whose bundle `keep` keeps. */
+function objectsOf(
+  files: ReadonlyMap<string, string>,
+  keep: (ref: ReturnType<typeof bundleOf>) => boolean,
+): DiffObject[] {
+  const out: DiffObject[] = [];
   const isK8s = (d: unknown): d is DiffObject =>
     isObj(d) && typeof d.kind === 'string' && typeof d.apiVersion === 'string' && isObj(d.metadata);
-  for (const [file, content] of after) {
-    const ref = bundleOf(file);
-    const into = ref.type === 'delivery' ? delivery : ref.cluster === leader ? leaderObjects : undefined;
-    if (!into) continue;
+  for (const [file, content] of files) {
+    if (!keep(bundleOf(file))) continue;
     // kustomization.yaml files have no metadata: not objects.
-    for (const d of documents(content)) if (isK8s(d)) into.push(d);
+    for (const d of documents(content)) if (isK8s(d)) out.push(d);
   }
-  return { leaderObjects, delivery };
+  return out;
+}
+
+/**
+ * The delivery folders (`argocd`, `flux`) on each side, with the delivery objects after the change,
+ * when a folder comes or goes (a delivery tool turned on or off: after-merge.ts); none otherwise.
+ */
+function deliveryFolders(
+  before: ReadonlyMap<string, string>,
+  after: ReadonlyMap<string, string>,
+): { delivery?: DeliveryFolders } {
+  const folders = (files: ReadonlyMap<string, string>): string[] =>
+    sorted(
+      new Set(
+        [...files.keys()].flatMap((f) => (bundleOf(f).type === 'delivery' ? [bundleOf(f).bundle] : [])),
+      ),
+    );
+  const was = folders(before);
+  const is = folders(after);
+  if (was.join() === is.join()) return {};
+  return {
+    delivery: { before: was, after: is, objects: objectsOf(after, (ref) => ref.type === 'delivery') },
+  };
+}
+
+/** What the leader's removal needs, from the out/ an uninstalling change leaves (after-merge.ts). */
+function uninstallOf(after: ReadonlyMap<string, string>, leader: string): Uninstall {
+  return {
+    leaderObjects: objectsOf(after, (ref) => ref.type === 'cluster' && ref.cluster === leader),
+    delivery: objectsOf(after, (ref) => ref.type === 'delivery'),
+  };
 }
 
 /** Members that exchange Services across networks after the change and did not before, new ones first. */

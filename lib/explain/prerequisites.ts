@@ -1,7 +1,9 @@
 /**
- * What Antrea itself must have enabled in a cluster for the model's features, and what the delivery
- * tools need, as `explain` prints it beside the member controller settings. Pure: a function of the
- * plan.
+ * What Antrea itself must have enabled in a cluster for the model's features, which exported
+ * Services' Namespaces a member needs and who provides them, and what the delivery tools need, as
+ * `explain` prints it beside the member controller settings, and as the PR comment's After merge
+ * block lists it for a new member or a new delivery tool (diff/after-merge.ts): one source for both.
+ * Pure: a function of the plan.
  *
  * The switches (antrea-mc.md §d "Switches required", §e; Antrea's antrea-agent.conf and
  * antrea-controller.conf, in ConfigMap `kube-system/antrea-config`):
@@ -23,7 +25,7 @@
  * credentials it must be given (`argocd repo add … --ssh-private-key-path`, or a Secret labelled
  * `argocd.argoproj.io/secret-type: repository`); Flux with the Secret `gitSecretName` names.
  */
-import type { Plan, PlannedCluster } from '../plan';
+import { serviceNamespacesIn, type Plan, type PlannedCluster } from '../plan';
 import { MEMBER_CONTROLLER_CONFIG } from '../names';
 import { MEMBER_CONFIG_KEY } from '../antrea-member-config';
 import { policiesIn } from './policies';
@@ -41,6 +43,19 @@ export interface AntreaSetting {
   /** The value, as YAML would spell it. */
   readonly value: string;
   readonly because: string;
+}
+
+/**
+ * The exported Services' Namespaces a member needs (the ClusterSet's own and built-in ones left out),
+ * and who renders them: the member's bundle with `takeOver.serviceNamespaces`, else the application
+ * teams, and then they must exist first.
+ */
+export interface ServiceNamespacesEntry {
+  readonly renderedBy: 'clusterset' | 'application-teams';
+  /** Where the member's ServiceExports live: its bundle does not apply until they exist. Sorted. */
+  readonly forExports: readonly string[];
+  /** Where it only imports: Antrea creates `antrea-mc-<name>` there once the Namespace exists. Sorted. */
+  readonly forImports: readonly string[];
 }
 
 /** What the delivery tools need that the bundles cannot carry. */
@@ -142,6 +157,18 @@ export function antreaSettings(plan: Plan, c: PlannedCluster): AntreaSetting[] {
     );
   }
   return [...agent, ...controller, ...member];
+}
+
+/** The Namespaces member `c` needs for the exported Services, and who renders them; null for a non-member. */
+export function serviceNamespaces(plan: Plan, c: PlannedCluster): ServiceNamespacesEntry | null {
+  if (!c.isMember) return null;
+  const needed = serviceNamespacesIn(plan, c);
+  const exportedIn = new Set((plan.exportsByMember.get(c.id) ?? []).map((s) => s.namespace));
+  return {
+    renderedBy: plan.takeOver.serviceNamespaces ? 'clusterset' : 'application-teams',
+    forExports: needed.filter((n) => exportedIn.has(n)),
+    forImports: needed.filter((n) => !exportedIn.has(n)),
+  };
 }
 
 /** What the delivery tools need for the model's repository. */

@@ -16,14 +16,16 @@ import { MEMBER_CONFIG_KEY, memberConfigText } from '../antrea-member-config';
 import { cmp } from '../diagnostics';
 import type { EndpointIPType } from '../model';
 import { MEMBER_CONTROLLER_CONFIG, memberImportName } from '../names';
-import { serviceNamespacesIn, type Plan, type PlannedCluster } from '../plan';
+import type { Plan, PlannedCluster } from '../plan';
 import { render, type Bundles } from '../render';
 import { clusterOwnership, type ClusterOwnership } from './ownership';
 import {
   antreaSettings,
   deliveryPrerequisites,
+  serviceNamespaces,
   type AntreaSetting,
   type DeliveryPrerequisite,
+  type ServiceNamespacesEntry,
 } from './prerequisites';
 import { describeAppliedTo, policiesIn } from './policies';
 import { portLabel, reachability, tableNamespaces, type Reachability } from './reachability';
@@ -88,18 +90,7 @@ export interface MemberControllerConfigEntry {
   readonly content: string;
 }
 
-/**
- * The exported Services' Namespaces a member needs (the ClusterSet's own and built-in ones left out),
- * and who renders them: the member's bundle with `takeOver.serviceNamespaces`, else the application
- * teams, and then they must exist first.
- */
-export interface ServiceNamespacesEntry {
-  readonly renderedBy: 'clusterset' | 'application-teams';
-  /** Where the member's ServiceExports live: its bundle does not apply until they exist. Sorted. */
-  readonly forExports: readonly string[];
-  /** Where it only imports: Antrea creates `antrea-mc-<name>` there once the Namespace exists. Sorted. */
-  readonly forImports: readonly string[];
-}
+export type { ServiceNamespacesEntry } from './prerequisites';
 
 /** Everything about one cluster. */
 export interface ClusterReport {
@@ -211,8 +202,6 @@ function clusterReport(plan: Plan, c: PlannedCluster, bundles: Bundles): Cluster
     egressRules: (p.policy.egress ?? []).map(ruleLine),
     tiedWith: p.tiedWith,
   }));
-  const needed = c.isMember ? serviceNamespacesIn(plan, c) : [];
-  const exportedIn = new Set((plan.exportsByMember.get(c.id) ?? []).map((s) => s.namespace));
   return {
     id: c.id,
     role: role(c),
@@ -232,13 +221,7 @@ function clusterReport(plan: Plan, c: PlannedCluster, bundles: Bundles): Cluster
           content: memberConfigText(c),
         }
       : null,
-    serviceNamespaces: c.isMember
-      ? {
-          renderedBy: plan.takeOver.serviceNamespaces ? 'clusterset' : 'application-teams',
-          forExports: needed.filter((n) => exportedIn.has(n)),
-          forImports: needed.filter((n) => !exportedIn.has(n)),
-        }
-      : null,
+    serviceNamespaces: serviceNamespaces(plan, c),
     ownership: bundles.has(c.id) ? clusterOwnership(plan.clusterSetId, c.id, bundles.get(c.id)!) : null,
   };
 }

@@ -1,0 +1,375 @@
+/**
+ * The PR comment's After merge block for a new member and for a change of delivery tool: what a
+ * joining member needs before its first sync is what `explain` lists for it (the application
+ * teams' Namespaces unless its bundle renders them, Antrea's own settings), from the same source;
+ * switching between Argo CD and Flux, in either direction and from or to both, bootstraps the new
+ * tool and waits for it before anything of the old one is deleted, and never deletes the old one's
+ * objects with a cascade (Argo CD's resources finalizer removed first, Flux's prune turned off
+ * first); the scaffold's own "For Flux instead" edit gets that block from the CLI.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { compile } from '../../lib/compile';
+import { diffTrees, impact } from '../../lib/diff';
+import { explain } from '../../lib/explain';
+import { MODEL_FILE, scaffold } from '../../lib/init';
+import type { DeliveryProps } from '../../lib/model';
+import { cluster, policiesModel, service, stretchedPolicy, type ModelDraft } from '../helpers/models';
+
+type Tools = Pick<DeliveryProps, 'argocd' | 'flux'>;
+
+const ARGOCD: Tools = { flux: { enabled: false } };
+const FLUX: Tools = { argocd: { enabled: false }, flux: {} };
+const BOTH: Tools = { argocd: {}, flux: {} };
+
+function delivered(tools: Tools | undefined, extra: Partial<DeliveryProps> = {}): ModelDraft {
+  const m = policiesModel();
+  if (tools)
+    m.delivery = {
+      repoURL: 'https://git.example.com/gitops.git',
+      managementCluster: 'hub',
+      ...tools,
+      ...extra,
+    };
+  return m;
+}
+
+/** The After merge steps of going from model `a` to model `b`, with `b`'s plan as the CLI has it. */
+function stepsOf(a: ModelDraft, b: ModelDraft): string[] {
+  const before = compile(a);
+  const after = compile(b);
+  assert.equal(before.diagnostics, [], 'the base model compiles');
+  assert.equal(after.diagnostics, [], 'the edited model compiles');
+  const d = diffTrees(before.files, after.files);
+  return [...impact(before.files, after.files, d, after.plan).afterMerge.steps];
+}
+
+/** `north` joins, exporting `web/frontend`, delivered by Argo CD. */
+function northJoins(edit: (m: ModelDraft) => void = () => {}): { a: ModelDraft; b: ModelDraft } {
+  const a = delivered(ARGOCD);
+  edit(a);
+  const b = structuredClone(a);
+  b.clusters.push(cluster('north', 3));
+  b.members.push('north');
+  b.services!.push(service('web', 'frontend', ['north'], [{ name: 'https', port: 443 }]));
+  return { a, b };
+}
+
+const index = (steps: readonly string[], re: RegExp): number => steps.findIndex((s) => re.test(s));
+
+test('GIVEN a member joining that exports from a Namespace of its own WHEN diffed THEN its steps create the Namespaces explain lists, before it is registered', () => {
+  const { a, b } = northJoins();
+  const steps = stepsOf(a, b);
+  const ns = index(steps, /^before north's first sync, create the exported Services' Namespaces there/);
+  assert.ok(ns >= 0, steps.join('\n'));
+  assert.match(
+    steps[ns]!,
+    /: web \(its ServiceExports live there: its bundle applies only once it exists\); shop \(imports only: Antrea imports into it once it exists\): `kubectl --context <north> create namespace web` and `kubectl --context <north> create namespace shop`$/,
+  );
+  // The same list as explain's, from the same source.
+  const report = explain(compile(b).plan!, { cluster: 'north' }).clusters[0]!.serviceNamespaces!;
+  assert.equal(report, { renderedBy: 'application-teams', forExports: ['web'], forImports: ['shop'] });
+  // Before its first sync: before Argo CD can reach it, and before its token.
+  assert.ok(ns < index(steps, /^register north with Argo CD/), steps.join('\n'));
+  assert.ok(ns < index(steps, /^copy north's token/), steps.join('\n'));
+});
+
+test('GIVEN takeOver.serviceNamespaces WHEN a member joins THEN no step creates a Namespace: its bundle renders them', () => {
+  const { a, b } = northJoins((m) => {
+    m.takeOver = { serviceNamespaces: true };
+  });
+  const steps = stepsOf(a, b);
+  assert.is(index(steps, /create namespace/), -1, steps.join('\n'));
+  // The Namespaces its bundle now applies are named where another owner must let them go.
+  for (const re of [
+    /^take Namespace shop out of any other Application or Kustomization that applies it in north /,
+    /^take Namespace web out of any other Application or Kustomization that applies it in all 3 members /,
+  ])
+    assert.ok(index(steps, re) >= 0, steps.join('\n'));
+});
+
+test("GIVEN a member joining with stretched ingress policies WHEN diffed THEN one step enables Antrea's agent and controller settings explain lists, and restarts both", () => {
+  const { a, b } = northJoins();
+  b.clusters = b.clusters.map((c) => (c.id === 'north' ? { ...c, enableStretchedNetworkPolicy: true } : c));
+  b.stretchedPolicies = [stretchedPolicy(['east', 'north'])];
+  const steps = stepsOf(a, b);
+  const antrea = steps.filter((s) => s.startsWith("before north's first sync, enable in Antrea's install"));
+  assert.is(antrea.length, 1, steps.join('\n'));
+  const settings = explain(compile(b).plan!, { cluster: 'north' })
+    .clusters[0]!.antrea.filter((s) => s.file !== 'controller_manager_config.yaml')
+    .map((s) => `\`${s.setting}: ${s.value}\``);
+  assert.ok(settings.length >= 4, settings.join());
+  for (const s of settings) assert.ok(antrea[0]!.includes(s), `${s} in ${antrea[0]!}`);
+  assert.match(antrea[0]!, 'in antrea-agent.conf (ConfigMap kube-system/antrea-config)');
+  assert.match(antrea[0]!, 'in antrea-controller.conf (ConfigMap kube-system/antrea-config)');
+  // The member controller's own file is the config step's, never this one's.
+  assert.not.match(antrea[0]!, /`enableStretchedNetworkPolicy: true`/);
+  assert.match(
+    antrea[0]!,
+    /`kubectl --context <north> -n kube-system rollout restart daemonset antrea-agent` and `kubectl --context <north> -n kube-system rollout restart deployment antrea-controller`$/,
+  );
+});
+
+test('GIVEN no plan (out/ against out/) WHEN a member joins THEN no step claims what only the model knows', () => {
+  const { a, b } = northJoins();
+  const before = compile(a).files;
+  const after = compile(b).files;
+  const steps = impact(before, after).afterMerge.steps;
+  assert.is(index(steps, /^before north's first sync/), -1, steps.join('\n'));
+  assert.ok(index(steps, /^register north with Argo CD/) >= 0, steps.join('\n'));
+});
+
+/** Every step's commands, in order. */
+const commands = (steps: readonly string[]): string[] =>
+  steps.flatMap((s) => [...s.matchAll(/`([^`]+)`/g)].map((m) => m[1]!));
+
+/** The index of the first command matching `re`, failing when none does. */
+function position(cmds: readonly string[], re: RegExp): number {
+  const i = cmds.findIndex((c) => re.test(c));
+  assert.ok(i >= 0, `no command matches ${String(re)}:\n${cmds.join('\n')}`);
+  return i;
+}
+
+test('GIVEN Argo CD delivering WHEN the model switches to Flux THEN Flux is bootstrapped, given kubeconfigs and Ready before any Application goes, each without cascade', () => {
+  const cmds = commands(stepsOf(delivered(ARGOCD), delivered(FLUX)));
+  const apply = position(cmds, /^kubectl apply -k out\/flux$/);
+  const secret = position(cmds, /^kubectl -n flux-system create secret generic east-kubeconfig /);
+  const wait = position(cmds, /^kubectl -n flux-system wait .*--for=condition=Ready/);
+  const root = position(cmds, /^kubectl -n argocd delete application test-set$/);
+  const unfinalize = position(
+    cmds,
+    /^kubectl -n argocd patch application test-set-east test-set-hub test-set-west --type merge -p '\{"metadata":\{"finalizers":null\}\}'$/,
+  );
+  const del = position(
+    cmds,
+    /^kubectl -n argocd delete application test-set-east test-set-hub test-set-west$/,
+  );
+  const project = position(cmds, /^kubectl -n argocd delete appproject test-set$/);
+  const order = [apply, secret, wait, root, unfinalize, del, project];
+  assert.equal(
+    [...order].sort((x, y) => x - y),
+    order,
+    cmds.join('\n'),
+  );
+  // Nothing is deleted with a cascade, nor by a flag that does not stop Argo CD's finalizer.
+  assert.ok(
+    cmds.every((c) => !/--cascade/.test(c) || !c.startsWith('kubectl -n argocd delete')),
+    cmds.join('\n'),
+  );
+  // The Flux wait names every Kustomization, the Tiers' ones too.
+  assert.match(cmds[wait]!, 'kustomization/test-set-east.tiers');
+});
+
+test('GIVEN Flux delivering WHEN the model switches to Argo CD THEN Argo CD is bootstrapped, registered and healthy before Flux goes, its prune turned off first', () => {
+  const steps = stepsOf(delivered(FLUX), delivered(ARGOCD));
+  const cmds = commands(steps);
+  const apply = position(cmds, /^kubectl apply -k out\/argocd$/);
+  const health = position(cmds, /^kubectl -n argocd patch configmap argocd-cm --type merge --patch-file /);
+  const register = position(cmds, /^argocd cluster add <east> --name east$/);
+  const healthy = position(cmds, /--for=jsonpath='\{\.status\.health\.status\}'=Healthy/);
+  const root = position(cmds, /^kubectl -n flux-system delete kustomization test-set$/);
+  const prune = position(
+    cmds,
+    /^kubectl -n flux-system patch kustomization .* --type merge -p '\{"spec":\{"prune":false,"deletionPolicy":"Orphan"\}\}'$/,
+  );
+  const del = position(cmds, /^kubectl -n flux-system delete kustomization test-set-east /);
+  const repo = position(cmds, /^kubectl -n flux-system delete gitrepository test-set$/);
+  // The root (deletionPolicy Orphan) goes first: nothing can apply the others again once patched.
+  const order = [apply, health, register, healthy, root, prune, del, repo];
+  assert.equal(
+    [...order].sort((x, y) => x - y),
+    order,
+    cmds.join('\n'),
+  );
+  // Every Kustomization that would collect what it applied is patched before it is deleted.
+  for (const k of [
+    'test-set-east',
+    'test-set-east.tiers',
+    'test-set-hub',
+    'test-set-west',
+    'test-set-west.tiers',
+  ])
+    assert.ok(cmds[prune]!.split(' ').includes(k) && cmds[del]!.split(' ').includes(k), k);
+  assert.not.ok(cmds[prune]!.split(' ').includes('test-set'), 'the root keeps its Orphan policy');
+  // No separate AppProject or health step: the bootstrap is both.
+  assert.is(index(steps, /^re-apply the AppProject/), -1, steps.join('\n'));
+  assert.is(index(steps, /^merge the health checks/), -1, steps.join('\n'));
+});
+
+test('GIVEN a root Kustomization without deletionPolicy Orphan (an earlier release) WHEN Flux retires THEN its prune is turned off before it is deleted', () => {
+  const before = new Map(compile(delivered(FLUX)).files);
+  const file = 'flux/Kustomization.test-set.yaml';
+  const text = before.get(file)!;
+  assert.match(text, /\n {2}deletionPolicy: Orphan\n/);
+  before.set(file, text.replace(/\n {2}deletionPolicy: Orphan\n/, '\n'));
+  const after = compile(delivered(ARGOCD));
+  const cmds = commands(impact(before, after.files, undefined, after.plan).afterMerge.steps);
+  const patch = position(cmds, /^kubectl -n flux-system patch kustomization test-set --type merge -p /);
+  const del = position(cmds, /^kubectl -n flux-system delete kustomization test-set$/);
+  assert.ok(patch < del, cmds.join('\n'));
+});
+
+test('GIVEN prune off WHEN switching either way THEN nothing is patched: the old tool deletes nothing', () => {
+  const argoOff = commands(
+    stepsOf(delivered({ argocd: { prune: false }, flux: { enabled: false } }), delivered(FLUX)),
+  );
+  assert.ok(
+    argoOff.some(
+      (c) => c === 'kubectl -n argocd delete application test-set-east test-set-hub test-set-west',
+    ),
+  );
+  assert.not.ok(
+    argoOff.some((c) => /patch application/.test(c)),
+    argoOff.join('\n'),
+  );
+  const fluxOff = commands(
+    stepsOf(delivered({ argocd: { enabled: false }, flux: { prune: false } }), delivered(ARGOCD)),
+  );
+  assert.ok(fluxOff.some((c) => /^kubectl -n flux-system delete kustomization test-set-east /.test(c)));
+  assert.not.ok(
+    fluxOff.some((c) => /patch kustomization/.test(c)),
+    fluxOff.join('\n'),
+  );
+});
+
+test('GIVEN both tools rendered WHEN Argo CD is turned off THEN Flux is bootstrapped unless it delivers already, then Argo CD retires', () => {
+  const steps = stepsOf(delivered(BOTH), delivered(FLUX));
+  assert.match(
+    steps[0]!,
+    /^unless Flux delivers the bundles already, bootstrap Flux in the management cluster \(hub\): `kubectl apply -k out\/flux`/,
+  );
+  assert.ok(
+    index(steps, /^then delete the Applications of east, hub and west without cascade/) > 0,
+    steps.join('\n'),
+  );
+});
+
+test('GIVEN Flux delivering WHEN Argo CD is turned on beside it THEN one step says to bootstrap one tool only, and nothing applies out/argocd', () => {
+  const steps = stepsOf(delivered(FLUX), delivered(BOTH));
+  assert.equal(steps, [
+    "out/argocd is new beside out/flux: bootstrap one delivery tool only (two would apply the same objects); to switch to Argo CD, turn Flux off in the model (`delivery.flux: { enabled: false }`): that change's After merge block lists the switch, in order",
+  ]);
+});
+
+test('GIVEN no delivery WHEN Argo CD is turned on THEN its bootstrap, registrations and wait, once', () => {
+  const steps = stepsOf(delivered(undefined), delivered(ARGOCD));
+  assert.match(
+    steps[0]!,
+    /^bootstrap Argo CD in the management cluster \(hub\): `kubectl apply -k out\/argocd`/,
+  );
+  assert.not.match(steps[0]!, /until .* objects are deleted below/);
+  assert.match(steps[1]!, /^register east and west with Argo CD: /);
+  assert.match(steps[2]!, /^wait until every Application is Synced and Healthy: /);
+  assert.is(steps.filter((s) => s.includes('kubectl apply -k out/argocd')).length, 1, steps.join('\n'));
+});
+
+test('GIVEN Argo CD delivering WHEN delivery leaves the model THEN Argo CD retires without cascade and the step says nothing delivers any more', () => {
+  const steps = stepsOf(delivered(ARGOCD), delivered(undefined));
+  assert.match(
+    steps[0]!,
+    /^stop Argo CD without deleting what it applied \(nothing delivers clusters\/ once it is gone: apply the bundles by hand\)/,
+  );
+  assert.ok(
+    commands(steps).includes(
+      `kubectl -n argocd patch application test-set-east test-set-hub test-set-west --type merge -p '{"metadata":{"finalizers":null}}'`,
+    ),
+  );
+});
+
+test('GIVEN an ssh origin WHEN switching to Flux THEN what explain says Flux needs comes first', () => {
+  const ssh = { repoURL: 'ssh://git@git.example.com/team/gitops.git' };
+  const steps = stepsOf(
+    delivered(ARGOCD, ssh),
+    delivered({ argocd: { enabled: false }, flux: { gitSecretName: 'gitops-ssh' } }, ssh),
+  );
+  assert.match(
+    steps[0]!,
+    /^Flux \(namespace flux-system\) clones ssh:\/\/git@git\.example\.com\/team\/gitops\.git over ssh: Secret flux-system\/gitops-ssh \(gitSecretName\) must exist: `flux create secret git <name> --namespace flux-system --url ssh:\/\/git@git\.example\.com\/team\/gitops\.git --private-key-file <key file>`; keys: identity, known_hosts$/,
+  );
+  assert.match(steps[1]!, /^bootstrap Flux /);
+});
+
+test('GIVEN a member joining in the switch WHEN diffed THEN the bootstrap registers it with the others, once', () => {
+  const a = delivered(FLUX);
+  const b = delivered(ARGOCD);
+  b.clusters.push(cluster('north', 3));
+  b.members.push('north');
+  const steps = stepsOf(a, b);
+  assert.ok(
+    steps.includes(
+      'register east, north and west with Argo CD: `argocd cluster add <east> --name east`, `argocd cluster add <north> --name north` and `argocd cluster add <west> --name west`',
+    ),
+    steps.join('\n'),
+  );
+  assert.is(index(steps, /^register north with Argo CD/), -1, steps.join('\n'));
+  assert.ok(index(steps, /^copy north's token/) >= 0, steps.join('\n'));
+});
+
+test('GIVEN a member leaving in the same change as a switch WHEN diffed THEN the block says to split it, and lists no step of either', () => {
+  const a = delivered(ARGOCD);
+  const b = delivered(FLUX);
+  b.members = ['east'];
+  b.services![0]!.exportedFrom = ['east'];
+  const steps = stepsOf(a, b);
+  assert.match(steps[0]!, /^split this change: it removes west while it stops delivering with Argo CD/);
+  assert.is(index(steps, /^west leaves:/), -1, steps.join('\n'));
+  assert.is(index(steps, /bootstrap|delete application/), -1, steps.join('\n'));
+});
+
+test("GIVEN the scaffold's starter model WHEN switched to Flux as its comment says THEN `clusterset diff` prints the switch in its After merge block", () => {
+  const root = path.resolve(__dirname, '..', '..');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-switch-'));
+  fs.symlinkSync(path.join(root, 'lib'), path.join(dir, 'lib'));
+  const model = scaffold({
+    packageName: 'fleet',
+    clusterSetId: 'fleet',
+    repoURL: 'https://git.example.com/team/fleet.git',
+    branch: 'main',
+    clustersetSpec: 'file:..',
+  })
+    .get(MODEL_FILE)!
+    .replace("from 'clusterset'", "from './lib/model'");
+  assert.match(model, /For Flux instead: argocd: \{ enabled: false \}, flux: \{\}/);
+  fs.writeFileSync(path.join(dir, MODEL_FILE), model);
+  fs.writeFileSync(
+    path.join(dir, 'switched.ts'),
+    model.replace('flux: { enabled: false },', 'argocd: { enabled: false },\n    flux: {},'),
+  );
+  const run = (...args: string[]) =>
+    spawnSync(
+      path.join(root, 'node_modules', '.bin', 'tsx'),
+      [path.join(root, 'lib', 'cli', 'main.ts'), ...args],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+      },
+    );
+  const synth = run('synth', MODEL_FILE);
+  assert.is(synth.status, 0, synth.stderr);
+  const diff = run('diff', 'switched.ts', '--format', 'markdown');
+  assert.is(diff.status, 0, diff.stderr);
+  const block = /#### After merge\n\n([\s\S]*?)\n\n/.exec(diff.stdout)?.[1] ?? '';
+  const lines = block.split('\n');
+  assert.match(
+    lines[0]!,
+    /^- \[ \] bootstrap Flux in the management cluster \(hub\): `kubectl apply -k out\/flux`/,
+  );
+  assert.ok(
+    lines.some((l) => /create secret generic [a-z-]+-kubeconfig/.test(l)),
+    block,
+  );
+  assert.match(
+    lines.at(-2)!,
+    /^- \[ \] then delete the Applications of .* without cascade: .*'\{"metadata":\{"finalizers":null\}\}'/,
+  );
+  assert.match(
+    lines.at(-1)!,
+    /^- \[ \] then, once they are gone .*`kubectl -n argocd delete appproject fleet`/,
+  );
+});
+
+test.run();
