@@ -9,16 +9,15 @@
  * Opaque, by server-side apply with field manager `clusterset`: running it again changes nothing,
  * and a re-issued token replaces the old one.
  *
+ * Each side is the kubeconfig context named as its cluster ID unless another is given, never the
+ * current context; two sides that reach one API server are refused unless the member is the leader.
+ *
  * Every failure is a TokenError whose message is scrubbed of the token (raw and base64) and never
  * carries the client's exception, whose message embeds whole response bodies.
  */
-import {
-  CoreV1Api,
-  KubeConfig,
-  PatchStrategy,
-  setHeaderOptions,
-  type V1Secret,
-} from '@kubernetes/client-node';
+import { CoreV1Api, PatchStrategy, setHeaderOptions, type V1Secret } from '@kubernetes/client-node';
+import { closest, orClosest } from './check/util';
+import { KubeconfigError, loadKubeconfig, normaliseServer } from './kubeconfig';
 import { memberIdentityName, TOKEN_SECRET_KEYS } from './names';
 import type { Plan } from './plan';
 
@@ -28,13 +27,27 @@ export const TOKEN_FIELD_MANAGER = 'clusterset';
 /** A failure of the token copy, safe to print: no secret value, no raw response body. */
 export class TokenError extends Error {
   override name = 'TokenError';
+  /**
+   * The command was asked for something it must not or cannot do, before any cluster was called: a
+   * cluster ID that is no member, a kubeconfig or context that cannot be used, a member context that
+   * reaches the leader. The CLI exits 2 for these (usage), 1 for the rest.
+   */
+  readonly usage: boolean;
+  constructor(message: string, opts: { readonly usage?: boolean } = {}) {
+    super(message);
+    this.usage = opts.usage ?? false;
+  }
 }
 
-/** Where one side of the copy happens: a kubeconfig file (default: $KUBECONFIG or ~/.kube/config) and a context. */
+/** Where one side of the copy happens: a kubeconfig file and a context in it. */
 export interface KubeTarget {
-  /** @default - the default kubeconfig */
+  /** @default - $KUBECONFIG, else ~/.kube/config */
   readonly kubeconfig?: string;
-  /** @default - the kubeconfig's current context */
+  /**
+   * Never the kubeconfig's current context: with no flags at all, that one context would be both
+   * sides and the leader's token would be copied into the leader itself.
+   * @default - the context named as the cluster's ID (the leader's, or the member's), as `status` picks one per cluster
+   */
   readonly context?: string;
 }
 
@@ -76,28 +89,42 @@ interface Side {
   readonly api: CoreV1Api;
 }
 
-function openSide(role: Side['role'], t: KubeTarget): Side {
-  const kc = new KubeConfig();
+/** `role`'s side: its kubeconfig, and its context there (by default the one named `clusterId`). */
+function openSide(role: Side['role'], t: KubeTarget, clusterId: string): Side {
+  const flag = `--${role}-kubeconfig`;
+  let kc: ReturnType<typeof loadKubeconfig>['kc'];
+  let source: string;
   try {
-    if (t.kubeconfig !== undefined) kc.loadFromFile(t.kubeconfig);
-    else kc.loadFromDefault();
+    ({ kc, source } = loadKubeconfig(t.kubeconfig));
   } catch (e) {
-    throw new TokenError(
-      `cannot read the ${role} kubeconfig ${t.kubeconfig ?? '(default)'}: ${(e as Error).message}`,
-    );
+    if (!(e instanceof KubeconfigError)) throw e;
+    throw new TokenError(`${role}: ${e.message}; pass ${flag} FILE with a context for ${clusterId}`, {
+      usage: true,
+    });
   }
-  const context = t.context ?? kc.getCurrentContext();
-  const ctx = context ? kc.getContextObject(context) : null;
+  const context = t.context ?? clusterId;
+  const ctx = kc.getContextObject(context);
   if (!ctx) {
     const known = kc.getContexts().map((c) => c.name);
+    const fix =
+      t.context === undefined
+        ? `pass --${role}-context (by default the context named as the ${role}'s cluster ID, ${clusterId})`
+        : `pass --${role}-context naming one of them`;
     throw new TokenError(
-      `no context ${JSON.stringify(context ?? '')} in the ${role} kubeconfig ${t.kubeconfig ?? '(default)'}` +
-        ` (it has: ${known.length > 0 ? known.join(', ') : 'none'}); pass --${role}-context`,
+      `no context ${JSON.stringify(context)} in the ${role} kubeconfig ${source}` +
+        ` (it has: ${known.join(', ')}); ${orClosest(context, known, fix)}`,
+      { usage: true },
     );
   }
-  kc.setCurrentContext(context);
   const cluster = kc.getCluster(ctx.cluster);
-  return { role, context, server: cluster?.server ?? '(unknown server)', api: kc.makeApiClient(CoreV1Api) };
+  if (!cluster)
+    throw new TokenError(
+      `context ${JSON.stringify(context)} of the ${role} kubeconfig ${source} names cluster ` +
+        `${JSON.stringify(ctx.cluster)}, which that kubeconfig does not define`,
+      { usage: true },
+    );
+  kc.setCurrentContext(context);
+  return { role, context, server: cluster.server, api: kc.makeApiClient(CoreV1Api) };
 }
 
 /** HTTP status and the API server's Status message of a failed call, if it was an HTTP failure. */
@@ -190,19 +217,34 @@ export async function copyMemberToken(opts: CopyTokenOptions): Promise<CopyToken
   const { plan } = opts;
   const member = plan.members.find((m) => m.id === opts.member);
   if (!member) {
+    const ids = plan.members.map((m) => m.id);
+    const near = closest(opts.member, ids);
     throw new TokenError(
       `${JSON.stringify(opts.member)} is not a member of ClusterSet ${plan.clusterSetId} ` +
-        `(members: ${plan.members.map((m) => m.id).join(', ')})`,
+        `(members: ${ids.join(', ')})${near !== undefined ? `; did you mean ${JSON.stringify(near)}?` : ''}`,
+      { usage: true },
     );
   }
   if (plan.externalSecrets) {
     throw new TokenError(
       `the model delivers the token Secret with External Secrets (secrets.externalSecrets): the ExternalSecret ` +
         `${plan.memberNamespace}/${plan.memberTokenSecretName} owns it, and a copy would fight it`,
+      { usage: true },
     );
   }
-  const leader = openSide('leader', opts.leader);
-  const target = openSide('member', opts.memberCluster);
+  const leader = openSide('leader', opts.leader, plan.leader.id);
+  const target = openSide('member', opts.memberCluster, member.id);
+  // Two contexts that reach one API server would copy the member's token from the leader into the
+  // leader itself and report success, the member still without it; unless the member is the leader.
+  if (member.id !== plan.leader.id && normaliseServer(leader.server) === normaliseServer(target.server)) {
+    throw new TokenError(
+      `the member context ${target.context} and the leader context ${leader.context} reach the same API server ` +
+        `(${target.server === leader.server ? target.server : `${target.server} and ${leader.server}`}): ` +
+        `the token would be copied into the leader ${plan.leader.id}, not into ${member.id}; ` +
+        `pass --member-context naming ${member.id}'s context (and --member-kubeconfig if it is in another file)`,
+      { usage: true },
+    );
+  }
   const leaderNs = plan.leaderNamespace;
   const leaderSecret = memberIdentityName(member.id);
   const ns = plan.memberNamespace;
@@ -300,7 +342,7 @@ export async function copyMemberToken(opts: CopyTokenOptions): Promise<CopyToken
   } catch (e) {
     const message =
       e instanceof TokenError ? e.message : `unexpected failure: ${(e as Error)?.name ?? 'error'}`;
-    throw new TokenError(scrub(message, [token]));
+    throw new TokenError(scrub(message, [token]), { usage: e instanceof TokenError && e.usage });
   }
 }
 

@@ -1,10 +1,50 @@
+/**
+ * `clusterset token` without a cluster: the token never reaches a message; which clusters the two
+ * sides are (the context named as each cluster's ID, never the current one); and every refusal
+ * before a cluster is called, each a usage error (exit 2 from the CLI): a cluster ID that is no
+ * member ("did you mean"), a context that is not there, two contexts that reach one API server
+ * while the member is not the leader (the day-two trap: the leader's token copied into the leader).
+ */
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { copyMemberToken, describeCopy, scrub, TokenError } from '../lib/token';
-import { minimalModel, planOf } from './helpers/models';
+import { normaliseServer } from '../lib/kubeconfig';
+import { copyMemberToken, describeCopy, scrub, TokenError, type CopyTokenOptions } from '../lib/token';
+import { dualRoleModel, minimalModel, planOf } from './helpers/models';
+
+const ROOT = path.resolve(__dirname, '..');
+
+/** A kubeconfig file with one context per entry, each on its own cluster at `server`. */
+function kubeconfig(contexts: Record<string, string>, current?: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-token-unit-'));
+  const file = path.join(dir, 'kubeconfig');
+  const names = Object.keys(contexts);
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: names.map((n) => ({ name: `c-${n}`, cluster: { server: contexts[n] } })),
+      users: [{ name: 'u', user: { token: 'not-a-token' } }],
+      contexts: names.map((n) => ({ name: n, context: { cluster: `c-${n}`, user: 'u' } })),
+      ...(current ? { 'current-context': current } : {}),
+    }),
+  );
+  return file;
+}
+
+/** The copy's rejection (it must reject). */
+async function refusal(opts: CopyTokenOptions): Promise<TokenError> {
+  const e = await copyMemberToken({ waitMs: 0, ...opts }).then(
+    () => undefined,
+    (x: unknown) => x,
+  );
+  assert.instance(e, TokenError);
+  return e as TokenError;
+}
 
 test('GIVEN a message holding a token raw and base64-encoded WHEN scrubbed THEN neither form is left', () => {
   const token = 'eyJhbGciOiJSUzI1NiJ9.payload.signature';
@@ -27,7 +67,147 @@ test('fails GIVEN a cluster ID that is not a member WHEN copying THEN it names t
   assert.instance(e, TokenError);
   assert.match(
     (e as Error).message,
-    /"south" is not a member of ClusterSet test-set \(members: east, west\)/,
+    /"south" is not a member of ClusterSet test-set \(members: east, west\)$/,
+  );
+  assert.ok((e as TokenError).usage, 'a usage error');
+});
+
+test('fails GIVEN a mistyped member ID WHEN copying THEN a usage error says "did you mean" the nearest member', async () => {
+  const e = await refusal({
+    plan: planOf(minimalModel()),
+    member: 'esat',
+    leader: { kubeconfig: '/nonexistent' },
+    memberCluster: { kubeconfig: '/nonexistent' },
+  });
+  assert.is(
+    e.message,
+    '"esat" is not a member of ClusterSet test-set (members: east, west); did you mean "east"?',
+  );
+  assert.ok(e.usage);
+});
+
+test('fails GIVEN no context flags and a kubeconfig whose contexts hub and east reach one API server WHEN copying east THEN refused before any call: the token would go into the leader', async () => {
+  // The same server spelled two ways: the contexts are found by cluster ID, the servers compared normalised.
+  const file = kubeconfig({ hub: 'https://127.0.0.1:1', east: 'https://LOCALHOST:1/' }, 'hub');
+  const e = await refusal({
+    plan: planOf(minimalModel()),
+    member: 'east',
+    leader: { kubeconfig: file },
+    memberCluster: { kubeconfig: file },
+  });
+  assert.ok(e.usage);
+  assert.is(
+    e.message,
+    'the member context east and the leader context hub reach the same API server (https://LOCALHOST:1 and https://127.0.0.1:1): ' +
+      "the token would be copied into the leader hub, not into east; pass --member-context naming east's context " +
+      '(and --member-kubeconfig if it is in another file)',
+  );
+});
+
+test('fails GIVEN the member context is the current one WHEN copying with no context flags THEN the leader is still the context named hub, not the current one', async () => {
+  const file = kubeconfig({ hub: 'https://127.0.0.1:1', east: 'https://127.0.0.1:2' }, 'east');
+  const e = await refusal({
+    plan: planOf(minimalModel()),
+    member: 'east',
+    leader: { kubeconfig: file },
+    memberCluster: { kubeconfig: file },
+  });
+  // Nothing listens there: the leader side was called, through its own context.
+  assert.not.ok(e.usage);
+  assert.match(
+    e.message,
+    /^cannot reach the leader \(context hub, https:\/\/127\.0\.0\.1:1\) while reading Secret/,
+  );
+});
+
+test('GIVEN a leader that is also a member WHEN copying its own token THEN one API server for both sides is not refused', async () => {
+  const file = kubeconfig({ hub: 'https://127.0.0.1:1' }, 'hub');
+  const e = await refusal({
+    plan: planOf(dualRoleModel()),
+    member: 'hub',
+    leader: { kubeconfig: file },
+    memberCluster: { kubeconfig: file },
+  });
+  assert.not.ok(e.usage);
+  assert.match(e.message, /^cannot reach the leader \(context hub, https:\/\/127\.0\.0\.1:1\)/);
+});
+
+test('fails GIVEN a kubeconfig without a context named as the cluster ID WHEN copying with no context flags THEN a usage error says which context it looked for and how to name another', async () => {
+  const file = kubeconfig({ 'kind-hub': 'https://127.0.0.1:1', 'kind-east': 'https://127.0.0.1:2' });
+  const e = await refusal({
+    plan: planOf(minimalModel()),
+    member: 'east',
+    leader: { kubeconfig: file },
+    memberCluster: { kubeconfig: file },
+  });
+  assert.ok(e.usage);
+  assert.is(
+    e.message,
+    `no context "hub" in the leader kubeconfig ${file} (it has: kind-hub, kind-east); ` +
+      "pass --leader-context (by default the context named as the leader's cluster ID, hub)",
+  );
+});
+
+test('fails GIVEN an empty kubeconfig WHEN copying THEN a usage error names the file, not a JavaScript error', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-token-unit-'));
+  const file = path.join(dir, 'kubeconfig');
+  fs.writeFileSync(file, '');
+  const e = await refusal({
+    plan: planOf(minimalModel()),
+    member: 'east',
+    leader: { kubeconfig: file },
+    memberCluster: { kubeconfig: file },
+  });
+  assert.ok(e.usage);
+  assert.is(
+    e.message,
+    `leader: the kubeconfig ${file} is empty; pass --leader-kubeconfig FILE with a context for hub`,
+  );
+});
+
+test('GIVEN API server URLs spelled differently WHEN normalised THEN one server is one string and two servers stay two', () => {
+  const same = [
+    ['https://Hub.Example.com:443/', 'https://hub.example.com'],
+    ['https://hub.example.com.:6443', 'https://hub.example.com:6443//'],
+    ['https://localhost:6443', 'https://127.0.0.1:6443'],
+    ['https://[::1]:6443', 'https://127.0.0.1:6443'],
+    ['hub.example.com:6443', 'https://hub.example.com:6443'],
+  ];
+  for (const [a, b] of same) assert.is(normaliseServer(a!), normaliseServer(b!), `${a} = ${b}`);
+  const different = [
+    ['https://127.0.0.1:6443', 'https://127.0.0.1:6444'],
+    ['https://rancher.example.com/k8s/clusters/c-1', 'https://rancher.example.com/k8s/clusters/c-2'],
+    ['http://hub.example.com', 'https://hub.example.com'],
+    ['https://hub.example.com', 'https://east.example.com'],
+  ];
+  for (const [a, b] of different) assert.is.not(normaliseServer(a!), normaliseServer(b!), `${a} != ${b}`);
+});
+
+/** The CLI as a user runs it, on the example model (no External Secrets). */
+function cli(args: string[]): { status: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'clusterset'), 'token', ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, KUBECONFIG: '/nonexistent' },
+  });
+  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+test('fails GIVEN the CLI WHEN the member is mistyped, or both contexts reach one server THEN exit 2 with one line, and nothing on stdout', () => {
+  const typo = cli(['esat']);
+  assert.is(typo.status, 2, typo.stderr);
+  assert.is(typo.stdout, '');
+  assert.is(
+    typo.stderr,
+    'clusterset token: "esat" is not a member of ClusterSet prod-set (members: central, east, edge, west); did you mean "east"?\n',
+  );
+  const file = kubeconfig({ hub: 'https://127.0.0.1:1', east: 'https://127.0.0.1:1' });
+  const same = cli(['east', '--leader-kubeconfig', file, '--member-kubeconfig', file]);
+  assert.is(same.status, 2, same.stderr);
+  assert.is(same.stdout, '');
+  assert.match(
+    same.stderr,
+    /^clusterset token: the member context east and the leader context hub reach the same API server \(https:\/\/127\.0\.0\.1:1\)/,
   );
 });
 
@@ -58,8 +238,9 @@ test('fails GIVEN a kubeconfig without the requested context THEN the error list
     assert.instance(e, TokenError);
     assert.match(
       (e as Error).message,
-      /no context "hubb" in the leader kubeconfig .* \(it has: hub\); pass --leader-context/,
+      /no context "hubb" in the leader kubeconfig .* \(it has: hub\); did you mean "hub"\? If not, pass --leader-context naming one of them$/,
     );
+    assert.ok((e as TokenError).usage);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -4,13 +4,16 @@
  * out/, read from the leader and every member with GET, LIST and WATCH only (lib/status/rbac.ts).
  *
  * Exit 0 when everything matches the model, 1 when something does not (or a cluster cannot be
- * reached), 2 for usage and model errors. With --watch it redraws on every change the watches
- * bring, until interrupted, and then exits with the status of the last report it drew.
+ * reached), 2 for usage and model errors (among them a kubeconfig that is missing, empty or holds no
+ * context). Who applied an object is information, not a mismatch, unless the model's `delivery`
+ * names the tools that must have (lib/status/report.ts). With --watch it redraws on every change
+ * the watches bring, until interrupted, and then exits with the status of the last report it drew.
  */
 import * as path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import type * as ClientNode from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
+import type * as Kubeconfig from '../kubeconfig';
 import type * as Kube from '../reconciler/kube';
 import type * as Read from '../status/read';
 import { bundlesFromFiles, collectionsFor, type BundleObject, type ClusterRead } from '../status/live';
@@ -66,17 +69,22 @@ export function parseContexts(plan: Plan, given: readonly string[]): Map<string,
   return out;
 }
 
-function loadKubeConfig(file: string | undefined): KubeConfig {
+/**
+ * The kubeconfig, or a usage error naming the file and the fix: none, unreadable, empty, not a
+ * kubeconfig, or without a single context (lib/kubeconfig.ts).
+ */
+function loadKubeConfig(plan: Plan, file: string | undefined): KubeConfig {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { KubeConfig: KC } = require('@kubernetes/client-node') as typeof ClientNode;
-  const kc = new KC();
+  const { KubeconfigError, loadKubeconfig } = require('../kubeconfig') as typeof Kubeconfig;
   try {
-    if (file) kc.loadFromFile(file);
-    else kc.loadFromDefault();
+    return loadKubeconfig(file).kc;
   } catch (e) {
-    throw new StatusUsageError(`cannot read the kubeconfig ${file ?? '(default)'}: ${(e as Error).message}`);
+    if (!(e instanceof KubeconfigError)) throw e;
+    throw new StatusUsageError(
+      `${e.message}; pass --kubeconfig (or set $KUBECONFIG to) a kubeconfig with a context per cluster, ` +
+        `named as its ID (${plan.clusters.map((c) => c.id).join(', ')}) or mapped with --context-for CLUSTER=CONTEXT`,
+    );
   }
-  return kc;
 }
 
 interface Target {
@@ -89,7 +97,7 @@ interface Target {
 
 function targets(plan: Plan, bundles: Map<string, BundleObject[]>, a: StatusArgs): Target[] {
   const contexts = parseContexts(plan, a['context-for']);
-  const base = loadKubeConfig(a.kubeconfig);
+  const base = loadKubeConfig(plan, a.kubeconfig);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { KubeClient } = require('../reconciler/kube') as typeof Kube;
   // eslint-disable-next-line @typescript-eslint/no-require-imports

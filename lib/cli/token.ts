@@ -2,10 +2,18 @@
  * `clusterset token MEMBER`: the bootstrap step of a member without External Secrets, as a yargs
  * command module. The model only supplies names (namespaces, Secret names, members); the work is
  * lib/token.ts. It prints what it did, never the token.
+ *
+ * Exit 0 when the member Secret holds the token (written or already so); 1 when a cluster cannot be
+ * reached or refuses; 2 for usage errors, before any cluster is called: a cluster ID that is no
+ * member ("did you mean"), a kubeconfig or context that cannot be used, a member context that
+ * reaches the leader's API server, a model whose token Secret External Secrets owns.
  */
 import type { Argv, CommandModule } from 'yargs';
 import type * as Token from '../token';
 import { planModelFile } from './model';
+
+/** Exit status of a usage error (lib/cli/main.ts): no member of that ID, a context that cannot be used. */
+const EXIT_USAGE = 2;
 
 interface TokenArgs {
   member: string;
@@ -30,12 +38,18 @@ export const tokenCommand: CommandModule<object, TokenArgs> = {
         type: 'string',
         describe: 'kubeconfig of the leader (default: $KUBECONFIG)',
       })
-      .option('leader-context', { type: 'string', describe: 'context of the leader (default: current)' })
+      .option('leader-context', {
+        type: 'string',
+        describe: "context of the leader (default: the context named as the leader's cluster ID)",
+      })
       .option('member-kubeconfig', {
         type: 'string',
         describe: 'kubeconfig of the member (default: $KUBECONFIG)',
       })
-      .option('member-context', { type: 'string', describe: 'context of the member (default: current)' })
+      .option('member-context', {
+        type: 'string',
+        describe: 'context of the member (default: the context named as the member ID)',
+      })
       .option('wait', {
         type: 'number',
         default: 30,
@@ -61,7 +75,7 @@ export const tokenCommand: CommandModule<object, TokenArgs> = {
       process.stderr.write(
         `clusterset token: ${e instanceof TokenError ? e.message : `unexpected ${(e as Error)?.name ?? 'error'}`}\n`,
       );
-      process.exitCode = 1;
+      process.exitCode = e instanceof TokenError && e.usage ? EXIT_USAGE : 1;
     }
   },
 };

@@ -1,6 +1,6 @@
 /** `clusterset status` as text (a terminal), markdown (an issue or a PR comment) or JSON. */
 import { count } from '../plural';
-import type { ObjectState } from './delivered';
+import { DELIVERY_TOOL_NAMES, type ObjectState } from './delivered';
 import type { ClusterReport, Condition, PolicyReport, ServiceReport, StatusReport } from './report';
 
 export type StatusFormat = 'text' | 'markdown' | 'json';
@@ -17,24 +17,40 @@ function ref(o: ObjectState): string {
   return `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
 }
 
-function objectLine(o: ObjectState): string {
+/** A field manager as people know it: the delivery tools by name, anything else as it is. */
+const applier = (manager: string): string => DELIVERY_TOOL_NAMES[manager] ?? manager;
+
+/**
+ * One object with a problem. Who applied it is said only when the model's delivery names the tools
+ * (`tools`) and none of them did: otherwise it is no problem of the object's.
+ */
+function objectLine(o: ObjectState, tools: readonly string[] | undefined): string {
   const what =
     o.state === 'missing'
       ? 'missing'
       : o.state === 'drifted'
         ? `drifted in ${o.drifted!.map((d) => d.path).join(', ')}`
         : 'matches';
-  const owner = o.otherOwners
-    ? `; not managed by Argo CD or Flux (${o.otherOwners.join(', ') || 'no manager'})`
-    : '';
+  const by = o.appliedBy ?? o.otherOwners ?? [];
+  const owner =
+    tools && o.otherOwners && o.state !== 'missing'
+      ? `; not applied by ${tools.map(applier).join(' or ')} (${by.length > 0 ? `applied by ${by.join(', ')}` : 'no field manager'})`
+      : '';
   return `${ref(o)}: ${what}${owner}`;
 }
 
-function deliveredLine(c: ClusterReport): string {
+/**
+ * How much of the bundle is there as it renders it, and who applied it: `33 of 33 objects match;
+ * applied by Argo CD (33), kubectl (2)`.
+ */
+function bundleLine(c: ClusterReport): string {
   const d = c.delivered;
   const compared = d.total - d.unread;
-  const unread = d.unread > 0 ? ` (${count(d.unread, 'object')} not read: Secrets are never read)` : '';
-  return `${d.ok} of ${count(compared, 'object')} as the bundle renders them${unread}`;
+  const parts = [`${d.matching} of ${count(compared, 'object')} ${compared === 1 ? 'matches' : 'match'}`];
+  if (d.appliedBy.length > 0)
+    parts.push(`applied by ${d.appliedBy.map((a) => `${applier(a.manager)} (${a.objects})`).join(', ')}`);
+  if (d.unread > 0) parts.push(`${count(d.unread, 'object')} not read (Secrets are never read)`);
+  return parts.join('; ');
 }
 
 function membershipLine(c: ClusterReport): string | undefined {
@@ -122,8 +138,8 @@ export function formatStatusText(r: StatusReport): string {
       out.push(`  unreachable   ${c.error}`, '');
       continue;
     }
-    out.push(`  delivered     ${deliveredLine(c)}`);
-    for (const o of c.delivered.objects) out.push(`                ${objectLine(o)}`);
+    out.push(`  bundle        ${bundleLine(c)}`);
+    for (const o of c.delivered.objects) out.push(`                ${objectLine(o, r.deliveryManagers)}`);
     for (const u of c.unreadable) out.push(`  unreadable    ${u.collection}: ${u.error}`);
     const m = membershipLine(c) ?? leavingLine(c);
     if (m) out.push(`  membership    ${m}`);
@@ -184,17 +200,19 @@ export function formatStatusMarkdown(r: StatusReport): string {
     '',
     `Leader \`${r.leader}\`, read at ${r.at}.`,
     '',
-    '| Cluster | Role | Delivered | Membership |',
+    '| Cluster | Role | Bundle | Membership |',
     '|---|---|---|---|',
   );
   for (const c of r.clusters) {
-    const delivered = c.reachable ? deliveredLine(c) : `unreachable: ${c.error}`;
+    const delivered = c.reachable ? bundleLine(c) : `unreachable: ${c.error}`;
     const m = c.reachable ? (membershipLine(c) ?? leavingLine(c) ?? reconcilerLine(c) ?? '') : '';
     out.push(`| ${cell(c.id)} | ${c.role} | ${cell(delivered)} | ${cell(m)} |`);
   }
   out.push('');
-  const off = r.clusters.flatMap((c) => c.delivered.objects.map((o) => `- \`${c.id}\`: ${objectLine(o)}`));
-  if (off.length > 0) out.push('**Objects not as delivered**', '', ...off, '');
+  const off = r.clusters.flatMap((c) =>
+    c.delivered.objects.map((o) => `- \`${c.id}\`: ${objectLine(o, r.deliveryManagers)}`),
+  );
+  if (off.length > 0) out.push('**Objects with a problem**', '', ...off, '');
   if (r.services.length > 0) {
     out.push('| Service | Exported by | Imported |', '|---|---|---|');
     for (const s of r.services) {

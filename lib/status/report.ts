@@ -3,6 +3,10 @@
  * what was read from each cluster (live.ts). Every mismatch is also one line of `problems`, so that
  * the exit code, the text and the JSON agree on what "matches the model" means.
  *
+ * Who applied an object (its field managers) is shown and counted, and is a problem only when the
+ * model's `delivery` names the tools that deliver the bundles and none of them applied it: a team
+ * that applies `out/` with kubectl from CI, and has no `delivery`, gets exit 0 once it matches.
+ *
  * The JSON form of StatusReport is the documented, stable output of `status --format json`
  * (README, "clusterset status"): fields are added, never renamed or removed, within `version: 1`.
  */
@@ -11,6 +15,7 @@ import {
   announceName,
   BUILTIN_TIERS,
   clusterInfoName,
+  deliveryObjectName,
   IMPORTED_ACNP_ANNOTATION,
   memberImportName,
   RECONCILER_NAME,
@@ -18,7 +23,13 @@ import {
   TOUCH_TS_ANNOTATION,
 } from '../names';
 import type { Plan, PlannedPolicy, PlannedService } from '../plan';
-import { compareObject, type ObjectState } from './delivered';
+import {
+  compareObject,
+  DELIVERY_MANAGERS,
+  DELIVERY_TOOL_NAMES,
+  deliveryManagers,
+  type ObjectState,
+} from './delivered';
 import {
   ACNP_IMPORT_FAILED,
   bundleKey,
@@ -50,10 +61,24 @@ export interface ClusterReport {
   readonly unreadable: readonly { readonly collection: string; readonly error: string }[];
   readonly delivered: {
     readonly total: number;
+    /**
+     * Objects as they should be: equal to the bundle in the fields it renders and, when the model's
+     * `delivery` names the tools, applied by one of them.
+     */
     readonly ok: number;
+    /** Objects equal to the bundle in the fields it renders, whoever applied them. */
+    readonly matching: number;
     /** Objects not compared: Secrets (never read) and objects whose collection could not be read. */
     readonly unread: number;
-    /** Every object that is missing, drifted or owned by someone else. */
+    /**
+     * Who applied the objects that are there (ObjectState.appliedBy), as information: each field
+     * manager with the number of objects it applied; most objects first, then by name.
+     */
+    readonly appliedBy: readonly { readonly manager: string; readonly objects: number }[];
+    /**
+     * Every object that is missing or drifted and, when the model's `delivery` names the tools,
+     * every object none of them applied (its `otherOwners` say who did).
+     */
     readonly objects: readonly ObjectState[];
   };
   /** Members only. */
@@ -156,6 +181,12 @@ export interface StatusReport {
   readonly uninstalling?: true;
   readonly clusterSet: string;
   readonly leader: string;
+  /**
+   * The field managers of the delivery tools the model's `delivery` names (`argocd-controller`,
+   * `kustomize-controller`): an object none of them applied is a problem. Absent when the model
+   * has no `delivery`: who applied an object is then information only.
+   */
+  readonly deliveryManagers?: readonly string[];
   /** RFC 3339: when the report was made. */
   readonly at: string;
   readonly ok: boolean;
@@ -218,6 +249,22 @@ class Problems {
   }
 }
 
+/**
+ * Why an object that none of the model's delivery tools manages is a problem, and where to look:
+ * the Argo CD Application or Flux Kustomization that delivers the cluster's bundle.
+ */
+function notDeliveredText(plan: Plan, id: string, tools: readonly string[], s: ObjectState): string {
+  const names = tools.map((m) => DELIVERY_TOOL_NAMES[m] ?? m).join(' or ');
+  const by = s.appliedBy ?? s.otherOwners ?? [];
+  const who = by.length > 0 ? `was applied by ${by.join(', ')}` : 'names no field manager';
+  const name = deliveryObjectName(plan.clusterSetId, id);
+  const where = [
+    ...(plan.delivery?.argocd ? [`Application ${plan.delivery.argocd.namespace}/${name}`] : []),
+    ...(plan.delivery?.flux ? [`Kustomization ${plan.delivery.flux.namespace}/${name}`] : []),
+  ].join(' or ');
+  return `${who}, not by ${names}, which the model delivers it with: check that ${where} exists and syncs`;
+}
+
 function clusterReport(inp: StatusInput, id: string, p: Problems): ClusterReport {
   const { plan } = inp;
   const read = inp.reads.get(id);
@@ -235,13 +282,23 @@ function clusterReport(inp: StatusInput, id: string, p: Problems): ClusterReport
       reachable: false,
       error,
       unreadable: [],
-      delivered: { total: bundle.length, ok: 0, unread: bundle.length, objects: [] },
+      delivered: {
+        total: bundle.length,
+        ok: 0,
+        matching: 0,
+        unread: bundle.length,
+        appliedBy: [],
+        objects: [],
+      },
     };
   }
   for (const u of unreadable) p.add(id, `cannot list ${u.collection}: ${u.error}`);
   const objects: ObjectState[] = [];
+  const tools = deliveryManagers(plan);
   let ok = 0;
+  let matching = 0;
   let unread = 0;
+  const appliers = new Map<string, number>();
   for (const o of bundle) {
     const key = bundleKey(o);
     const list = key ? listOf(read, key) : undefined;
@@ -249,7 +306,8 @@ function clusterReport(inp: StatusInput, id: string, p: Problems): ClusterReport
       unread++;
       continue;
     }
-    const s = compareObject(o, findNamed(list, o.name));
+    const s = compareObject(o, findNamed(list, o.name), tools ?? DELIVERY_MANAGERS);
+    for (const m of s.appliedBy ?? []) appliers.set(m, (appliers.get(m) ?? 0) + 1);
     const ref = `${o.kind} ${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
     if (s.state === 'missing') p.add(id, `${ref} is missing`);
     if (s.state === 'drifted')
@@ -260,20 +318,23 @@ function clusterReport(inp: StatusInput, id: string, p: Problems): ClusterReport
             d.changedBy.length > 0 ? ` (changed by ${d.changedBy.join(', ')})` : ''
           }`,
         );
-    if (s.otherOwners && s.state !== 'missing')
-      p.add(
-        id,
-        `${ref} is not managed by Argo CD or Flux${s.otherOwners.length > 0 ? `: owned by ${s.otherOwners.join(', ')}` : ''}`,
-      );
-    if (s.state === 'ok' && !s.otherOwners) ok++;
+    // Who applied it matters only when the model names the tools that must have: then one that
+    // none of them manages is not theirs to heal, prune or update on the next merge.
+    const notByTools = tools !== undefined && s.state !== 'missing' && s.otherOwners !== undefined;
+    if (notByTools) p.add(id, `${ref} ${notDeliveredText(plan, id, tools, s)}`);
+    if (s.state === 'ok') matching++;
+    if (s.state === 'ok' && !notByTools) ok++;
     else objects.push(s);
   }
+  const appliedBy = [...appliers]
+    .map(([manager, n]) => ({ manager, objects: n }))
+    .sort((a, b) => b.objects - a.objects || (a.manager < b.manager ? -1 : a.manager > b.manager ? 1 : 0));
   const base = {
     id,
     role,
     reachable: true,
     unreadable,
-    delivered: { total: bundle.length, ok, unread, objects },
+    delivered: { total: bundle.length, ok, matching, unread, appliedBy, objects },
   } as const;
   if (role === 'leader') {
     const lease = findNamed(listOf(read, kindKey('Lease', plan.leaderNamespace)), RECONCILER_NAME);
@@ -555,6 +616,11 @@ function leaving(inp: StatusInput, id: string, p: Problems): NonNullable<Cluster
   };
 }
 
+function delivery(plan: Plan): { deliveryManagers?: readonly string[] } {
+  const tools = deliveryManagers(plan);
+  return tools ? { deliveryManagers: tools } : {};
+}
+
 export function statusReport(inp: StatusInput): StatusReport {
   const { plan } = inp;
   const p = new Problems();
@@ -572,6 +638,7 @@ export function statusReport(inp: StatusInput): StatusReport {
       uninstalling: true,
       clusterSet: plan.clusterSetId,
       leader: plan.leader.id,
+      ...delivery(plan),
       at: new Date(inp.nowMs).toISOString().replace(/\.\d{3}Z$/, 'Z'),
       ok: p.lines.length === 0,
       clusters,
@@ -606,6 +673,7 @@ export function statusReport(inp: StatusInput): StatusReport {
     version: 1,
     clusterSet: plan.clusterSetId,
     leader: plan.leader.id,
+    ...delivery(plan),
     at: new Date(inp.nowMs).toISOString().replace(/\.\d{3}Z$/, 'Z'),
     ok: p.lines.length === 0,
     clusters,

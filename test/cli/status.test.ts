@@ -1,7 +1,8 @@
 /**
  * `clusterset status` as a user calls it, without a cluster: usage errors exit 2 before anything is
- * read; clusters that refuse connections or have no context are reported one by one (exit 1), every
- * cluster still in the report; `explain --status-rbac` prints the read-only identity.
+ * read, a kubeconfig that is empty or holds no context among them (one line naming the file and the
+ * fix, no stack trace); clusters that refuse connections or have no context are reported one by one
+ * (exit 1), every cluster still in the report; `explain --status-rbac` prints the read-only identity.
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -15,8 +16,11 @@ import { loadYaml } from '../../lib/yaml';
 const root = path.resolve(__dirname, '..', '..');
 const bin = path.join(root, 'bin', 'clusterset');
 
-function run(args: string[]): { status: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8' });
+function run(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): { status: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8', env });
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -66,6 +70,39 @@ test('fails GIVEN an out/ with no bundle WHEN run THEN exit 2 saying to synth fi
   const r = run(['status', 'clusterset.ts', '--out', empty, '--kubeconfig', kubeconfig()]);
   assert.is(r.status, 2, r.stderr);
   assert.match(r.stderr, /holds no cluster bundle: run `clusterset synth` first/);
+});
+
+test('fails GIVEN a kubeconfig that is empty, {} or without contexts WHEN run THEN exit 2 with one line naming the file and the fix, no JavaScript error', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterset-status-kc-'));
+  const files: [string, string, RegExp][] = [
+    ['empty', '', /the kubeconfig \S+\/empty is empty; /],
+    ['comments', '# nothing yet\n', /the kubeconfig \S+\/comments is empty; /],
+    ['braces', '{}\n', /the kubeconfig \S+\/braces (\(\$KUBECONFIG\) )?has no contexts; /],
+    [
+      'no-contexts',
+      'apiVersion: v1\nkind: Config\nclusters:\n- name: hub\n  cluster: {server: https://127.0.0.1:1}\ncontexts: []\n',
+      /the kubeconfig \S+\/no-contexts has no contexts; /,
+    ],
+  ];
+  const fix =
+    /; pass --kubeconfig \(or set \$KUBECONFIG to\) a kubeconfig with a context per cluster, named as its ID \(central, east, edge, hub, west\) or mapped with --context-for CLUSTER=CONTEXT\n$/;
+  for (const [name, text, what] of files) {
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, text);
+    const runs = [run(['status', 'clusterset.ts', '--kubeconfig', file])];
+    // `{}` through $KUBECONFIG too, as a plain `clusterset status` reads it.
+    if (name === 'braces') runs.push(run(['status', 'clusterset.ts'], { ...process.env, KUBECONFIG: file }));
+    for (const r of runs) {
+      assert.is(r.status, 2, `${name}: ${r.stderr}`);
+      assert.is(r.stdout, '', name);
+      assert.match(r.stderr, /^clusterset: status: /, name);
+      assert.match(r.stderr, what, name);
+      assert.match(r.stderr, fix, name);
+      assert.is(r.stderr.split('\n').length, 2, `${name}: one line: ${r.stderr}`);
+      assert.not.match(r.stderr, /TypeError|Cannot read properties|\n\s+at /, name);
+    }
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
 });
 
 test('GIVEN clusters refusing connections and clusters without a context WHEN run THEN each is reported, exit 1', () => {

@@ -6,9 +6,10 @@
 // `clusterset-status` identity (lib/status/rbac.ts) and nothing else, so a healthy report also
 // proves that role is enough.
 //
-// One set, in order: healthy (exit 0); a drifted object, seen by `--watch` without polling and by a
-// one-shot run (exit 1), then healed by the next sync; a policy whose Tier is missing; an export
-// refused for a port mismatch; a member down (reported, the others still read).
+// One set, in order: healthy (exit 0); a member applied with kubectl alone, which the model (no
+// `delivery`) allows (exit 0, "applied by kubectl"); a drifted object, seen by `--watch` without
+// polling and by a one-shot run (exit 1), then healed by the next sync; a policy whose Tier is
+// missing; an export refused for a port mismatch; a member down (reported, the others still read).
 
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -19,8 +20,8 @@ import { statusRbac, STATUS_IDENTITY } from '../../lib/status/rbac';
 import type { StatusReport } from '../../lib/status/report';
 import { collectionPath, resource } from '../../lib/status/resources';
 import { policiesModel } from '../helpers/models';
-import { applyBundle } from '../kube/apply';
-import { request, stopAll } from '../kube/cluster';
+import { applyBundle, applyObject, FIELD_MANAGER, loadBundle } from '../kube/apply';
+import { request, stopAll, type Cluster } from '../kube/cluster';
 import { eventually } from '../kube/wait';
 import {
   syncImports,
@@ -221,6 +222,58 @@ test('GIVEN a healthy set WHEN status runs THEN everything matches the model and
   const text = await run(['--timeout', '5']);
   assert.is(text.code, 0, text.stderr);
   assert.match(text.stdout, /^ClusterSet status-set \(leader hub\) at \S+: matches the model\n/);
+});
+
+/**
+ * Every object of `dir` applied again by `manager` with nothing but its identity: server-side apply
+ * then takes every field away from that manager; a field another manager holds too stays, now that
+ * manager's alone.
+ */
+async function release(cluster: Cluster, dir: string, manager: string): Promise<void> {
+  for (const b of loadBundle(dir)) {
+    const { apiVersion, kind, metadata } = b.obj;
+    const bare = {
+      ...b,
+      obj: {
+        apiVersion,
+        kind,
+        metadata: { name: metadata.name, ...(metadata.namespace ? { namespace: metadata.namespace } : {}) },
+      },
+    };
+    const r = await applyObject(cluster, bare, { fieldManager: manager });
+    assert.ok('result' in r, `${manager} releases ${b.file}: ${JSON.stringify(r)}`);
+  }
+}
+
+test('GIVEN a model without delivery and a member applied with kubectl apply --server-side alone WHEN status runs THEN it matches (exit 0) and says kubectl applied it', async () => {
+  const east = f.clusters.get('east')!;
+  const dir = path.join(f.dir, 'clusters', 'east');
+  const applied = await applyBundle(east, dir, { fieldManager: 'kubectl' });
+  assert.equal(applied.rejected, []);
+  await release(east, dir, FIELD_MANAGER);
+  const s = await statusUntil('a healthy report', (r) => r.ok, membersSync);
+  assert.is(s.code, 0);
+  assert.is(s.report.deliveryManagers, undefined, 'the model names no delivery tool');
+  const d = s.report.clusters.find((c) => c.id === 'east')!.delivered;
+  const compared = d.total - d.unread;
+  assert.is(d.matching, compared);
+  assert.is(d.ok, compared);
+  assert.equal(d.appliedBy, [{ manager: 'kubectl', objects: compared }]);
+  const text = await run(['--timeout', '5']);
+  assert.is(text.code, 0, text.stderr);
+  assert.match(
+    text.stdout,
+    new RegExp(
+      `\neast \\(member\\)\n  bundle        ${compared} of ${compared} objects match; applied by kubectl \\(${compared}\\)\n`,
+    ),
+  );
+  // Back to Argo CD alone, as the tests below expect.
+  await applyBundle(east, dir);
+  await release(east, dir, 'kubectl');
+  const back = await statusUntil('Argo CD applied east again', (r) => r.ok, membersSync);
+  assert.equal(back.report.clusters.find((c) => c.id === 'east')!.delivered.appliedBy, [
+    { manager: FIELD_MANAGER, objects: compared },
+  ]);
 });
 
 test('GIVEN a member object edited by hand WHEN status watches THEN it redraws with the drift, naming who changed it; a one-shot run exits 1', async () => {

@@ -4,6 +4,8 @@
 // the leader's kube-controller-manager fills each member's token Secret. Then:
 //  - `clusterset token` (as a function, and once as the CLI child process) copies it into the member,
 //    with exactly ca.crt and token, idempotently, and never prints it;
+//  - with no context flags, the contexts named as the cluster IDs (`hub`, `east`); two that reach
+//    one API server are refused (exit 2) and nothing is written to the leader;
 //  - its failures (unknown member, unknown context, Secret missing or not filled, permission denied)
 //    are clear and carry no token;
 //  - the External Secrets reader identities the bundle grants can get their own member's token
@@ -16,6 +18,7 @@ import * as fs from 'node:fs';
 import * as https from 'node:https';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compile } from '../../lib/compile';
@@ -238,6 +241,82 @@ token(
   },
 );
 
+/**
+ * A kubeconfig file whose contexts are named as the model's cluster IDs: `hub` for the leader, and
+ * `east` for `east` (the member by default; the leader itself to play the day-two trap).
+ */
+function idsKubeconfig(c: Ctx, name: string, east: Cluster = c.member): string {
+  const entries = [
+    ['hub', c.leader],
+    ['east', east],
+  ] as const;
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: entries.map(([id, cl]) => ({ ...cl.kc.getCurrentCluster()!, name: id })),
+    users: entries.map(([id, cl]) => ({ ...cl.kc.getCurrentUser()!, name: id })),
+    contexts: entries.map(([id]) => ({ name: id, cluster: id, user: id })),
+    currentContext: 'hub',
+  });
+  const file = path.join(c.tmp, name);
+  fs.writeFileSync(file, kc.exportConfig(), { mode: 0o600 });
+  return file;
+}
+
+token(
+  'GIVEN a kubeconfig with contexts named as the cluster IDs WHEN the CLI runs without context flags THEN it copies from the leader into the member',
+  async () => {
+    const c = await context();
+    const file = idsKubeconfig(c, 'ids.kubeconfig');
+    const r = await cli([
+      'token',
+      'east',
+      '--model',
+      c.modelFile,
+      '--leader-kubeconfig',
+      file,
+      '--member-kubeconfig',
+      file,
+    ]);
+    assert.is(r.code, 0, r.stderr);
+    assert.match(
+      r.stdout,
+      /^member east: Secret kube-system\/antrea-mc-leader-token unchanged on east \(https:\/\/127\.0\.0\.1:\d+\) from antrea-multicluster\/member-east on hub \(/,
+    );
+    assertNoToken(c, r.stdout + r.stderr, 'CLI output');
+  },
+);
+
+token(
+  'fails GIVEN no context flags and a kubeconfig whose member context reaches the leader WHEN the CLI runs THEN exit 2 before any call, and the leader holds no copy',
+  async () => {
+    const c = await context();
+    // The day-two trap: the context `east` reaches the leader's API server.
+    const file = idsKubeconfig(c, 'trap.kubeconfig', c.leader);
+    const r = await cli([
+      'token',
+      'east',
+      '--model',
+      c.modelFile,
+      '--leader-kubeconfig',
+      file,
+      '--member-kubeconfig',
+      file,
+    ]);
+    assert.is(r.code, 2, r.stderr);
+    assert.is(r.stdout, '');
+    assert.match(
+      r.stderr,
+      /^clusterset token: the member context east and the leader context hub reach the same API server \(https:\/\/127\.0\.0\.1:\d+\): the token would be copied into the leader hub, not into east/,
+    );
+    const onLeader = await request(
+      c.leader.admin,
+      'GET',
+      `/api/v1/namespaces/${c.plan.memberNamespace}/secrets/${c.plan.memberTokenSecretName}`,
+    );
+    assert.is(onLeader.status, 404, 'nothing was copied into the leader');
+  },
+);
+
 token('fails clearly GIVEN the CLI WHEN the member context does not exist', async () => {
   const c = await context();
   const r = await cli([
@@ -247,12 +326,14 @@ token('fails clearly GIVEN the CLI WHEN the member context does not exist', asyn
     c.modelFile,
     '--leader-kubeconfig',
     c.leader.kubeconfigPath,
+    '--leader-context',
+    c.leader.name,
     '--member-kubeconfig',
     c.member.kubeconfigPath,
     '--member-context',
     'tok-south',
   ]);
-  assert.is(r.code, 1);
+  assert.is(r.code, 2, 'a usage error');
   assert.match(r.stderr, /no context "tok-south" in the member kubeconfig .* \(it has: tok-east\)/);
   assert.is(r.stdout, '');
   assertNoToken(c, r.stdout + r.stderr, 'CLI output');

@@ -180,7 +180,7 @@ test('a missing object, an object owned by someone else, and a Service no member
   has(/^central: ServiceExport shop\/catalog is missing$/);
   has(/^shop\/catalog: central has no ServiceExport$/);
   has(
-    /^west: Tier clusterset-baseline is not managed by Argo CD or Flux: owned by kubectl-client-side-apply$/,
+    /^west: Tier clusterset-baseline was applied by kubectl-client-side-apply, not by Argo CD or Flux, which the model delivers it with: check that Application argocd\/prod-set-west or Kustomization flux-system\/prod-set-west exists and syncs$/,
   );
   has(/^platform\/dns-cache: no member can reach it/);
   assert.not.ok(r.services.find((x) => x.name === 'dns-cache')!.reachable);
