@@ -678,14 +678,26 @@ export interface AdmissionProps {
 /** The reconciler's Deployment in the leader, and how it treats silent members. */
 export interface ReconcilerProps {
   /**
-   * The reconciler's container image: this package, built by the repository's `Dockerfile`. Every
-   * member runs it too, in the Job that restarts Antrea's member controller after its Tiers change
-   * (`clusterset restart-member-controller`), so members must be able to pull it. Pin it by digest
-   * where the registry allows.
+   * The reconciler's container image: this package, built from the installed package by
+   * `clusterset image build --tag <this reference> --push`. Every member runs it too, in the Job
+   * that restarts Antrea's member controller after its Tiers change (`clusterset
+   * restart-member-controller`), so members must be able to pull it. Pin it by digest where the
+   * registry allows.
    * @default - `DEFAULT_RECONCILER_IMAGE` (lib/names.ts): `ghcr.io/clusterset/clusterset:<version>`, the version of the clusterset package that compiles the model, so the reconciler reads the config this compiler writes
    * @example 'registry.example.com/platform/clusterset:0.1.0'
    */
   readonly image?: string;
+
+  /**
+   * Secrets the kubelet pulls the image with (type `kubernetes.io/dockerconfigjson`), for a private
+   * registry: names, rendered as the `imagePullSecrets` of the reconciler's Pods and of each
+   * member's restart Job. Each must exist in the leader namespace of the leader and in the member
+   * namespace of every member (`clusterset explain --cluster <id>` lists them); clusterset does not
+   * render them, as it renders no credential. Order does not matter.
+   * @default - none: the nodes pull the image anonymously or with their own credentials
+   * @example ['registry-credentials']
+   */
+  readonly imagePullSecrets?: readonly string[];
 
   /**
    * Reconciler Pods. One writes; the others wait on the Lease `clusterset-reconciler` and take over

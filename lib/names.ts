@@ -21,7 +21,7 @@ export const DEFAULT_FLUX_NAMESPACE = 'flux-system';
 
 /**
  * The reconciler image when the model names none: `ghcr.io/clusterset/clusterset:<version>`, the
- * image the repository's Dockerfile builds from this package, tagged with the version in
+ * image `clusterset image build` builds from this package by default, tagged with the version in
  * package.json. It is read from package.json so that it follows releases: the reconciler that runs
  * is the release whose compiler wrote its config.
  */

@@ -140,6 +140,8 @@ export interface PlannedQuantities {
 /** The reconciler's Deployment settings, defaults applied (see ReconcilerProps). */
 export interface PlannedReconciler {
   readonly image: string;
+  /** Secrets the kubelet pulls the image with, sorted; empty when the model names none. */
+  readonly imagePullSecrets: readonly string[];
   readonly replicas: number;
   readonly retireMembersAfterSeconds: number;
   readonly resources: { readonly requests: PlannedQuantities; readonly limits: PlannedQuantities };
@@ -355,6 +357,7 @@ export function planReconciler(r: ReconcilerProps | undefined): PlannedReconcile
   if (seconds === undefined) throw new Error(`retireMembersAfter "${retire}" is not whole seconds`);
   return {
     image: r?.image ?? DEFAULT_RECONCILER_IMAGE,
+    imagePullSecrets: [...new Set(r?.imagePullSecrets ?? [])].sort(cmp),
     replicas: r?.replicas ?? DEFAULT_RECONCILER_REPLICAS,
     retireMembersAfterSeconds: seconds,
     resources: {

@@ -1,9 +1,12 @@
 /**
- * `npm run build:js`: compiles lib/ and generated/ to JavaScript in dist/ (tsconfig.build.json), the
- * form the reconciler image runs (`node dist/lib/cli/main.js`, see the Dockerfile). tsc emits the
- * JSON that lib/ imports (package.json, generated/model.schema.json); this script copies beside the
- * output what lib/ reads at run time by path instead: generated/validators.js (required by
- * lib/validate.ts) and the vendored CRDs (read by lib/crds.ts), so every command works from dist/.
+ * `npm run build:js` (and `npm pack`/`npm publish`, as the `prepack` script; no install script runs
+ * it): compiles lib/ and generated/ to JavaScript in dist/ (tsconfig.build.json), what the package
+ * ships and the form the reconciler image runs (`node dist/lib/cli/main.js`, image/Containerfile).
+ * tsc emits the JSON that lib/ imports (package.json, generated/model.schema.json); this script
+ * copies beside the output what lib/ reads at run time by path instead: generated/validators.js
+ * (required by lib/validate.ts) and the vendored CRDs (read by lib/crds.ts), so every command works
+ * from dist/; and package-lock.json, which `clusterset image build` installs the image's
+ * dependencies from.
  *
  * Then it replaces dist/lib/reconciler/run.js, what `clusterset reconcile` loads, with one bundle
  * (esbuild) of the reconciler and the part of @kubernetes/client-node it uses: KubeConfig with all
@@ -25,7 +28,15 @@ execFileSync(path.join(root, 'node_modules', '.bin', 'tsc'), ['-p', path.join(ro
 });
 fs.copyFileSync(path.join(root, 'generated', 'validators.js'), path.join(dist, 'generated', 'validators.js'));
 fs.cpSync(path.join(root, 'crds'), path.join(dist, 'crds'), { recursive: true });
-for (const required of ['lib/cli/main.js', 'package.json', 'generated/model.schema.json']) {
+// The lock the reconciler image installs its dependencies from (`clusterset image build`,
+// lib/cli/image.ts): `npm pack` never packs the root package-lock.json, a copy in dist/ it does.
+fs.copyFileSync(path.join(root, 'package-lock.json'), path.join(dist, 'package-lock.json'));
+for (const required of [
+  'lib/cli/main.js',
+  'package.json',
+  'package-lock.json',
+  'generated/model.schema.json',
+]) {
   if (!fs.existsSync(path.join(dist, required))) throw new Error(`dist/${required} was not built`);
 }
 

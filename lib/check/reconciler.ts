@@ -1,11 +1,11 @@
 /**
- * The leader's reconciler: image, replicas, retirement and resources.
+ * The leader's reconciler: image, image pull Secrets, replicas, retirement and resources.
  */
 import { durationNanos } from '../duration';
 import type { ClusterSetProps, ReconcilerProps } from '../model';
-import { DEFAULT_RECONCILER_RESOURCES } from '../names';
+import { DEFAULT_RECONCILER_RESOURCES, DNS1123_SUBDOMAIN } from '../names';
 import { quantityValue } from '../quantity';
-import { isObject, quote, str } from './util';
+import { duplicates, isObject, quote, str, strings } from './util';
 import { type Rule, rule } from './rule';
 
 function reconcilerOf(m: ClusterSetProps): Partial<Record<keyof ReconcilerProps, unknown>> | undefined {
@@ -31,6 +31,12 @@ const IMAGE_REFERENCE = new RegExp(
 );
 /** The longest image name (without tag and digest) the kubelet accepts. */
 const IMAGE_NAME_MAX = 255;
+
+/** Whether `image` is a reference the kubelet can pull (and `clusterset image build --tag` accepts). */
+export function isImageReference(image: string): boolean {
+  const name = image.replace(/@.*$/, '').replace(/:[^/:]*$/, '');
+  return IMAGE_REFERENCE.test(image) && name.length <= IMAGE_NAME_MAX;
+}
 
 const RESOURCES = ['cpu', 'memory'] as const;
 const REQUEST_LIMIT = ['requests', 'limits'] as const;
@@ -94,13 +100,36 @@ export const reconcilerRules: readonly Rule[] = [
     (m, report) => {
       const image = str(reconcilerOf(m)?.image);
       if (image === undefined) return;
-      const name = image.replace(/@.*$/, '').replace(/:[^/:]*$/, '');
-      if (IMAGE_REFERENCE.test(image) && name.length <= IMAGE_NAME_MAX) return;
+      if (isImageReference(image)) return;
       report(
         'reconciler.image',
         `image ${quote(image)} is not a valid image reference ([registry[:port]/]lowercase/path[:tag][@sha256:digest], name at most ${IMAGE_NAME_MAX} characters)`,
-        `name the image built from this package's Dockerfile, e.g. ${quote('registry.example.com/platform/clusterset:0.1.0')}`,
+        `name the image \`clusterset image build --tag <reference> --push\` pushed, e.g. ${quote('registry.example.com/platform/clusterset:0.1.0')}`,
       );
+    },
+  ),
+  rule(
+    'reconciler-image-pull-secrets',
+    'reconciler.imagePullSecrets are valid Secret names (DNS-1123 subdomains, at most 253 characters), each named once.',
+    'The API server refuses a Pod template with an invalid Secret name: neither the reconciler Deployment nor any ' +
+      "member's restart Job is applied; a name given twice is a duplicate entry in the Pod spec's list.",
+    (m, report) => {
+      const given: unknown = reconcilerOf(m)?.imagePullSecrets;
+      const names = strings(given as readonly string[] | undefined, 'reconciler.imagePullSecrets');
+      for (const n of names) {
+        if (n.value.length <= 253 && DNS1123_SUBDOMAIN.test(n.value)) continue;
+        report(
+          n.path,
+          `Secret name ${quote(n.value)} is not a valid Kubernetes name (lowercase letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253)`,
+          `give the name of the Secret of type kubernetes.io/dockerconfigjson, e.g. ${quote('registry-credentials')}`,
+        );
+      }
+      for (const { first, dup } of duplicates(names, (v) => v))
+        report(
+          dup.path,
+          `Secret ${quote(dup.value)} is named twice (first at ${first.path})`,
+          `remove ${dup.path}`,
+        );
     },
   ),
   rule(

@@ -1,18 +1,21 @@
 /**
- * Every command of the CLI: synth and validate (here), diff, explain, init, status, token, reconcile
- * and restart-member-controller. main.ts loads this module for every command but the two the image
- * runs (`reconcile`, `restart-member-controller`), which need none of the compiler's modules.
+ * Every command of the CLI: synth and validate (here), diff, explain, init, status, token, reconcile,
+ * restart-member-controller, image and version (completion is main.ts's). main.ts loads this module
+ * for every command but the two the image runs (`reconcile`, `restart-member-controller`) and the
+ * light ones (`image`, `version`, `completion`), which need none of the compiler's modules.
  */
 import * as path from 'node:path';
 import type { Argv } from 'yargs';
 import type { CompileResult } from '../compile';
 import { diffCommand, staleSummary } from './diff';
 import { explainCommand } from './explain';
+import { imageCommand } from './image';
 import { initCommand } from './init';
 import { reconcileCommand } from './reconcile';
 import { restartCommand } from './restart';
 import { statusCommand } from './status';
 import { tokenCommand } from './token';
+import { versionCommand } from './version';
 import {
   REPORT_FORMATS,
   annotation,
@@ -232,5 +235,7 @@ export function withCommands(y: Argv<{ progress: boolean }>) {
     .command(statusCommand)
     .command(tokenCommand)
     .command(reconcileCommand)
-    .command(restartCommand);
+    .command(restartCommand)
+    .command(imageCommand())
+    .command(versionCommand);
 }

@@ -24,7 +24,9 @@
  *                     key: "controller_manager_config.yaml", renderedBy: clusterset|antrea-install,
  *                     content } | null,                 // members only
  *                 serviceNamespaces: { renderedBy: clusterset|application-teams,
- *                     forExports[], forImports[] } | null } ],   // members only; clusters by id
+ *                     forExports[], forImports[] } | null,   // members only
+ *                 image: { image, default, runBy[], pullSecrets[], build } | null } ],   // the
+ *                     // reconciler image where the bundle runs it; clusters by id
  *   namespaces: [ ..., "*" ],                      // "*" = any other Namespace
  *   reachability: [ { service, exporter, source, namespace, verdict: allowed|denied|depends,
  *                     ports: [ { port: "http 8080/TCP", verdict, by[],
@@ -38,6 +40,7 @@ import { literalText, type Decision } from './conditions';
 import { exportGraphMermaid } from './mermaid';
 import type { Plan } from '../plan';
 import { OTHER_NAMESPACE, portLabel, type Reachability } from './reachability';
+import { imageLines } from './image';
 import type { ClusterOwnership } from './ownership';
 import type { ClusterReport, ExplainReport } from './report';
 import { count, noun } from '../plural';
@@ -308,6 +311,11 @@ function text(r: ExplainReport): string {
     const antrea = antreaLines(c);
     for (const l of antrea.lines) out.push(`  ${l}`);
     for (const g of antrea.groups) out.push(`    ${g.file}:`, ...g.settings.map((l) => `      ${l}`));
+    if (c.image !== null) {
+      const i = imageLines(c.image);
+      out.push(`  ${i.need}:`, `    ${i.command}`);
+      if (i.secrets !== undefined) out.push(`  ${i.secrets}`);
+    }
     out.push('');
   }
   if (r.delivery.length > 0) {
@@ -389,6 +397,11 @@ function markdown(r: ExplainReport, plan: Plan): string {
     const antrea = antreaLines(c);
     for (const l of antrea.lines) out.push(l, '');
     for (const g of antrea.groups) out.push(`\`${g.file}\`:`, '', '```yaml', ...g.settings, '```', '');
+    if (c.image !== null) {
+      const i = imageLines(c.image);
+      out.push(`${md(i.need)}:`, '', '```sh', i.command, '```', '');
+      if (i.secrets !== undefined) out.push(i.secrets, '');
+    }
   }
   if (r.delivery.length > 0) {
     out.push('## Delivery needs', '');

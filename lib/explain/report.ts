@@ -18,6 +18,7 @@ import type { EndpointIPType } from '../model';
 import { MEMBER_CONTROLLER_CONFIG, memberImportName } from '../names';
 import type { Plan, PlannedCluster } from '../plan';
 import { render, type Bundles } from '../render';
+import { imageEntry, type ImageEntry } from './image';
 import { clusterOwnership, type ClusterOwnership } from './ownership';
 import {
   antreaSettings,
@@ -115,6 +116,8 @@ export interface ClusterReport {
   readonly serviceNamespaces: ServiceNamespacesEntry | null;
   /** What of its bundle is ours and what is shared with another owner; null: it has no bundle. */
   readonly ownership: ClusterOwnership | null;
+  /** The reconciler image where the bundle runs it (image.ts); null where nothing runs it. */
+  readonly image: ImageEntry | null;
 }
 
 /** Counts over the whole set. */
@@ -223,6 +226,7 @@ function clusterReport(plan: Plan, c: PlannedCluster, bundles: Bundles): Cluster
       : null,
     serviceNamespaces: serviceNamespaces(plan, c),
     ownership: bundles.has(c.id) ? clusterOwnership(plan.clusterSetId, c.id, bundles.get(c.id)!) : null,
+    image: imageEntry(plan, bundles.get(c.id)),
   };
 }
 

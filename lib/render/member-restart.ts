@@ -18,7 +18,8 @@
  *   annotations): a change is a new Job (a Job's template cannot change), the old one is pruned, and
  *   an unchanged bundle keeps the finished Job (no TTL: a deleted Job would be applied again, and
  *   run again). It runs the reconciler's image (the model's `reconciler.image`), which every member
- *   must therefore be able to pull.
+ *   must therefore be able to pull, with the model's `reconciler.imagePullSecrets`, which must
+ *   then exist in the member namespace.
  * - Its ServiceAccount, Role and RoleBinding `clusterset-restart` may get and patch that Deployment
  *   alone.
  * - Argo CD: sync wave 0, after the Tiers (wave -1); the settings ConfigMap, when rendered, is in the
@@ -50,7 +51,7 @@ import { MEMBER_CONTROLLER_DEPLOYMENT, MEMBER_RESTART_NAME, memberRestartJobName
 import type { Plan, PlannedCluster } from '../plan';
 import { memberConfigText } from '../antrea-member-config';
 import { RESTART_COMMAND } from '../cli/restart';
-import { CONTAINER_SECURITY_CONTEXT, POD_SECURITY_CONTEXT } from './reconciler';
+import { CONTAINER_SECURITY_CONTEXT, POD_SECURITY_CONTEXT, imagePullSecrets } from './reconciler';
 import { meta, put, type Sink } from './util';
 
 /** Pod template annotation: SHA-256 of the member's Tiers. */
@@ -110,9 +111,19 @@ export function restartArgs(plan: Plan, annotations: Readonly<Record<string, str
   ];
 }
 
-/** The Job's name: after its image and command line, so a change of either is a new Job. */
-export function restartJobName(image: string, args: readonly string[]): string {
-  return memberRestartJobName(sha256(JSON.stringify([image, ...args])));
+/**
+ * The Job's name: after its image, its command line and the Secrets it pulls the image with, so a
+ * change of any is a new Job (a Job's Pod template cannot change). Without pull Secrets the digest
+ * is the one it always was, so a model without them keeps its Job.
+ */
+export function restartJobName(
+  image: string,
+  args: readonly string[],
+  pullSecrets: readonly string[] = [],
+): string {
+  const what: unknown[] = [image, ...args];
+  if (pullSecrets.length > 0) what.push({ imagePullSecrets: pullSecrets });
+  return memberRestartJobName(sha256(JSON.stringify(what)));
 }
 
 /** The Job and its access that restart `cluster`'s member controller when its Tiers or settings change. */
@@ -143,7 +154,7 @@ export function renderMemberControllerRestart(
     subjects: [{ kind: 'ServiceAccount', name: MEMBER_RESTART_NAME, namespace: ns }],
   });
   put(scope, k8s.KubeJob, {
-    metadata: meta(restartJobName(image, args), ns, {
+    metadata: meta(restartJobName(image, args, plan.reconciler.imagePullSecrets), ns, {
       labels: SELECTOR,
       annotations: plan.takeOver.memberControllerConfig
         ? {}
@@ -160,6 +171,7 @@ export function renderMemberControllerRestart(
           serviceAccountName: MEMBER_RESTART_NAME,
           automountServiceAccountToken: true,
           restartPolicy: 'Never',
+          ...imagePullSecrets(plan),
           securityContext: POD_SECURITY_CONTEXT,
           containers: [
             {

@@ -205,6 +205,16 @@ export function reconcilerArgs(plan: Plan): string[] {
   ];
 }
 
+/**
+ * The Pod spec's `imagePullSecrets` for the image's Pods (the reconciler, a member's restart Job):
+ * the model's `reconciler.imagePullSecrets`, sorted; nothing at all when it names none, so that a
+ * model without them renders what it rendered before the field existed.
+ */
+export function imagePullSecrets(plan: Plan): { imagePullSecrets?: k8s.LocalObjectReference[] } {
+  const names = plan.reconciler.imagePullSecrets;
+  return names.length === 0 ? {} : { imagePullSecrets: names.map((name) => ({ name })) };
+}
+
 function quantities(q: PlannedQuantities): { [key: string]: k8s.Quantity } {
   return Object.fromEntries(
     Object.entries(q).flatMap(([k, v]) => (v === undefined ? [] : [[k, k8s.Quantity.fromString(v)]])),
@@ -229,6 +239,7 @@ function renderDeployment(scope: Sink, plan: Plan, configText: string): void {
           serviceAccountName: RECONCILER_NAME,
           automountServiceAccountToken: true,
           ...(r.replicas >= 2 ? { affinity: antiAffinity() } : {}),
+          ...imagePullSecrets(plan),
           securityContext: POD_SECURITY_CONTEXT,
           containers: [
             {

@@ -1151,6 +1151,23 @@ const CASES: Record<string, readonly Case[]> = {
       path: 'reconciler.image',
     },
   ],
+  'reconciler-image-pull-secrets': [
+    {
+      when: 'a pull Secret name has an uppercase letter',
+      mutate: (m) => void (m.reconciler = { imagePullSecrets: ['regcred', 'Registry_Creds'] }),
+      path: 'reconciler.imagePullSecrets[1]',
+    },
+    {
+      when: 'a pull Secret name is 254 characters long',
+      mutate: (m) => void (m.reconciler = { imagePullSecrets: ['r'.repeat(254)] }),
+      path: 'reconciler.imagePullSecrets[0]',
+    },
+    {
+      when: 'the same pull Secret is named twice',
+      mutate: (m) => void (m.reconciler = { imagePullSecrets: ['regcred', 'mirror', 'regcred'] }),
+      path: 'reconciler.imagePullSecrets[2]',
+    },
+  ],
   'reconciler-resource-quantity': [
     {
       when: 'the memory request is "96 MiB"',

@@ -80,12 +80,16 @@ test('GIVEN a valid model WHEN synth and validate run with --format json THEN ex
   assert.ok(out.files.written > 0);
 });
 
-test('GIVEN a usage error WHEN any command runs THEN exit 2 with the usage', () => {
-  for (const args of [['synth', '--bogus'], ['validate', '--format', 'yaml'], []]) {
+test('GIVEN a usage error WHEN any command runs THEN exit 2 with the usage, or for an unknown flag a short error', () => {
+  for (const args of [['validate', '--format', 'yaml'], []]) {
     const r = cli(...args);
     assert.is(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
     assert.match(r.stderr, /Options:/);
   }
+  const r = cli('synth', '--bogus');
+  assert.is(r.status, 2, r.stderr);
+  assert.match(r.stderr, /^clusterset synth: unknown option --bogus\n/);
+  assert.not.match(r.stderr, /Options:/);
 });
 
 test('GIVEN text with a newline, "%", ":" and "," WHEN made an annotation THEN it is escaped as GitHub requires', () => {

@@ -2,9 +2,10 @@
 // application controller and repo server) and once under Flux (source-controller and
 // kustomize-controller v1.9.6), each syncing out/ from a git server on loopback onto real control
 // planes with a node each (gitops.ts): the leader `hub`, also the management cluster, and the
-// members `east` and `central` (`west` joins and leaves later). The leader's reconciler runs from the
-// image the Dockerfile builds; each member's restart Job too; Antrea's member install is made with
-// `kubectl apply`, and its member controller is played as it writes (antrea-member-player.ts).
+// members `east` and `central` (`west` joins and leaves later). The leader's reconciler runs from
+// the image `clusterset image build` builds; each member's restart Job too; Antrea's member install
+// is made with `kubectl apply`, and its member controller is played as it writes
+// (antrea-member-player.ts).
 //
 // In order, in one world per tool:
 // 1. The README's runbook: commit out/, bootstrap, register the clusters, give the members their

@@ -1,9 +1,10 @@
 // A ClusterSet delivered the way a platform team runs it: its gitops repository served over smart
 // HTTP (test/delivery/git-server.ts), the real Argo CD or the real Flux (test/delivery) in the
-// management cluster syncing out/ from it onto real control planes (test/kube), each with a real node
-// (the leader's reconciler Deployment and the members' restart Jobs run from the image the
-// repository's Dockerfile builds, test/image), Antrea's member install made with `kubectl apply`,
-// and each member's Antrea member controller played as it writes (antrea-member-player.ts).
+// management cluster syncing out/ from it onto real control planes (test/kube), each with a real
+// node (the leader's reconciler Deployment and the members' restart Jobs run from the image the
+// package's `clusterset image build` builds, test/image), Antrea's member install made with
+// `kubectl apply`, and each member's Antrea member controller played as it writes
+// (antrea-member-player.ts).
 //
 // Everything a person does is done as the README's runbook says: `kubectl apply -k out/<tool>` to
 // bootstrap, the health checks merged into argocd-cm with the printed `kubectl patch`, clusters
@@ -70,7 +71,7 @@ export interface Published {
   readonly impact?: Impact;
 }
 
-/** One image archive per run: built from the Dockerfile once (test/image). */
+/** One image archive per run: built by `clusterset image build` once (test/image). */
 let archive: Promise<string> | undefined;
 export function imageArchive(): Promise<string> {
   archive ??= buildImage().then((i) => saveImage(i));

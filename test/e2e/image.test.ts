@@ -1,5 +1,6 @@
-// End-to-end: the reconciler image built from the repository's Dockerfile (test/image/build.sh, on
-// base images made offline under the Dockerfile's FROM names) and run by podman under the leader
+// End-to-end: the reconciler image built as the README tells a team to, by the packed package's
+// `clusterset image build` (test/image/build.sh, on base images made offline under the names the
+// package's image/Containerfile defaults to) and run by podman under the leader
 // bundle's Deployment's own constraints (test/image/pod.ts): read-only root, 65532:65532, every
 // capability dropped, no privilege escalation, its memory limit, env and volumes. `--help` and
 // `reconcile` work in it; reconcile against a real API server with the member side written as
@@ -12,6 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { DEFAULT_IMAGE_BASE, DEFAULT_IMAGE_RUNTIME } from '../../lib/cli/image';
 import { compile } from '../../lib/compile';
 import {
   DEFAULT_RECONCILER_IMAGE,
@@ -78,11 +80,11 @@ function inspect(image: BuiltImage): Promise<{
 const MB = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
 
 const image = suite(
-  'image: the reconciler image, built from the Dockerfile and run as the Deployment runs it',
+  'image: the reconciler image, built by clusterset image build and run as the Deployment runs it',
 );
 
 image(
-  'GIVEN the Dockerfile WHEN test/image/build.sh builds it on the offline base images THEN it is tagged as the leader bundle names it and runs node dist/lib/cli/main.js reconcile as 65532 in /app',
+  'GIVEN the packed package WHEN test/image/build.sh builds it with its `clusterset image build` on the offline base images THEN it is tagged as the leader bundle names it and runs node dist/lib/cli/main.js reconcile as 65532 in /app',
   async () => {
     const built = await buildImage();
     process.stderr.write(
@@ -96,13 +98,14 @@ image(
     assert.equal(Config.Cmd, ['reconcile']);
     assert.is(Config.WorkingDir, '/app');
     assert.ok(Config.Env.includes('NODE_ENV=production'), Config.Env.join(' '));
-    // Every FROM of the Dockerfile names an image that is in the storage (made by base.sh).
-    const froms = [...fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').matchAll(/^FROM (\S+)/gm)].map(
-      (m) => m[1]!,
-    );
+    // The Containerfile's default base images are the ones in the storage (made by base.sh), so
+    // the build.sh's --base and --runtime name what a team gets without them.
+    const containerfile = fs.readFileSync(path.join(ROOT, 'image', 'Containerfile'), 'utf8');
+    const froms = [...containerfile.matchAll(/^ARG (?:BASE|RUNTIME)=(\S+)$/gm)].map((m) => m[1]!);
+    assert.equal(froms, [DEFAULT_IMAGE_BASE, DEFAULT_IMAGE_RUNTIME]);
     assert.equal(
-      [...new Set(froms)],
-      ['node:20-bookworm-slim', 'gcr.io/distroless/nodejs20-debian12:nonroot'],
+      [...containerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1]),
+      ['${BASE}', '${RUNTIME}'],
     );
     for (const from of froms) {
       const r = await podmanRun(['image', 'exists', from]);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Makes the base images the Dockerfile's FROM lines name without any container registry, in the
-# podman storage of test/image/podman.sh, so that the same Dockerfile builds here and upstream:
+# Makes the base images image/Containerfile defaults to (its ARG BASE and RUNTIME) without any
+# container registry, in the podman storage of test/image/podman.sh, so that `clusterset image
+# build` builds the same Containerfile here as for a team:
 #
 #   docker.io/library/node:20-bookworm-slim      (build stages: Debian 12 + Node + npm, as root)
 #   gcr.io/distroless/nodejs20-debian12:nonroot  (runtime stage: no shell, no npm, user 65532)

@@ -1,5 +1,5 @@
-// The reconciler image for the end-to-end tests: built from the repository's Dockerfile by
-// test/image/build.sh (base images made offline, podman's layer cache), saved as an archive that
+// The reconciler image for the end-to-end tests: built by test/image/build.sh with the packed
+// package's `clusterset image build` (base images made offline, podman's layer cache), saved as an archive that
 // containerd's `ctr -n k8s.io images import` takes, and podman itself as test/image/podman.sh runs
 // it (state under .cache/podman).
 

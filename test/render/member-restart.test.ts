@@ -32,6 +32,7 @@ interface JobSpec {
       serviceAccountName: string;
       automountServiceAccountToken: boolean;
       restartPolicy: string;
+      imagePullSecrets?: { name: string }[];
       securityContext: unknown;
       containers: { name: string; image: string; args: string[]; securityContext: unknown }[];
     };
@@ -265,6 +266,27 @@ test('GIVEN another reconciler image WHEN rendered THEN the Job runs it and is a
   assert.is(jobSpec(b).template.spec.containers[0]!.image, 'registry.example.com/platform/clusterset:9.9.9');
   assert.is.not(a.metadata.name, b.metadata.name);
   assert.equal(setAnnotations(a), setAnnotations(b));
+});
+
+test("GIVEN reconciler.imagePullSecrets WHEN rendered THEN each member's Job pulls the image with them, sorted, and is a new Job (its template cannot change); without them the name is the one it always was", () => {
+  const m = minimalModel();
+  m.reconciler = { imagePullSecrets: ['regcred', 'mirror'] };
+  const a = jobOf(minimalModel(), 'east');
+  const b = jobOf(m, 'east');
+  assert.equal(jobSpec(b).template.spec.imagePullSecrets, [{ name: 'mirror' }, { name: 'regcred' }]);
+  assert.not.ok('imagePullSecrets' in jobSpec(a).template.spec);
+  assert.is.not(a.metadata.name, b.metadata.name);
+  assert.equal(setAnnotations(a), setAnnotations(b));
+  // The name hashes the Secrets only when there are some.
+  const p = planOf(m);
+  const argv = args(b);
+  assert.is(b.metadata.name, restartJobName(DEFAULT_RECONCILER_IMAGE, argv, ['mirror', 'regcred']));
+  assert.is(
+    restartJobName(DEFAULT_RECONCILER_IMAGE, argv, []),
+    restartJobName(DEFAULT_RECONCILER_IMAGE, argv),
+  );
+  assert.is(a.metadata.name, restartJobName(DEFAULT_RECONCILER_IMAGE, args(a)));
+  assert.equal(p.reconciler.imagePullSecrets, ['mirror', 'regcred']);
 });
 
 test("THEN the Job's name is clusterset-restart- and the first 10 hex digits of the SHA-256 of its image and command line", () => {

@@ -52,6 +52,7 @@ interface Container {
 
 interface PodSpec {
   serviceAccountName: string;
+  imagePullSecrets?: { name: string }[];
   automountServiceAccountToken: boolean;
   securityContext: unknown;
   containers: Container[];
@@ -308,6 +309,24 @@ test('GIVEN reconciler settings in the model THEN image, replicas and resources 
     { name: 'NODE_OPTIONS', value: '--max-semi-space-size=2 --max-old-space-size=448' },
     "V8's heap follows the memory limit",
   );
+});
+
+test('GIVEN reconciler.imagePullSecrets WHEN rendered THEN the Pods pull the image with those Secrets, sorted', () => {
+  const m = minimalModel();
+  m.reconciler = {
+    image: 'registry.example.com/platform/clusterset:1.2.3',
+    imagePullSecrets: ['zeta', 'alpha'],
+  };
+  const objs = renderAll(m);
+  assert.equal(deployment(objs).template.spec.imagePullSecrets, [{ name: 'alpha' }, { name: 'zeta' }]);
+});
+
+test('GIVEN no imagePullSecrets (the default) WHEN rendered THEN the Pod spec has no imagePullSecrets key at all, so the Deployment renders as before', () => {
+  const spec = deployment(renderAll()).template.spec;
+  assert.not.ok('imagePullSecrets' in spec);
+  const empty = minimalModel();
+  empty.reconciler = { imagePullSecrets: [] };
+  assert.equal(renderAll(empty), renderAll(), 'an empty list renders what no list renders');
 });
 
 test('THEN the Pod template carries the SHA-256 of config.json, so a config change rolls the Pods', () => {

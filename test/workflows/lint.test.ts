@@ -271,7 +271,9 @@ test('GIVEN release.yml THEN it tests, pushes the image the leader bundle names,
   assert.equal(image.permissions, { contents: 'read', packages: 'write' });
   assert.is(image.env?.VERSION, '${{ needs.version.outputs.version }}');
   const imageRuns = (image.steps ?? []).map((s) => s.run ?? '').join('\n');
-  assert.match(imageRuns, /docker build[^]*--tag "\$IMAGE:\$VERSION" \.\n/);
+  // Built as the README tells a team to: `clusterset image build`, here with docker.
+  assert.match(imageRuns, /npm run build:js\n/);
+  assert.match(imageRuns, /node bin\/clusterset image build --engine docker --tag "\$IMAGE:\$VERSION" -- /);
   assert.match(imageRuns, /docker push "\$IMAGE:\$VERSION"/);
   const login = image.steps?.find((s) => s.uses?.startsWith('docker/login-action@'));
   assert.equal(login?.with, {
