@@ -4,7 +4,7 @@
  */
 import { checkModel } from './check';
 import type { Diagnostic } from './diagnostics';
-import { sortDiagnostics } from './diagnostics';
+import { bySeverity, sortDiagnostics } from './diagnostics';
 import type { Emitted } from './emit';
 import { emit } from './emit';
 import type { ClusterSetProps } from './model';
@@ -19,7 +19,13 @@ import { validateBundles, validateDelivery } from './validate';
 export interface CompileResult {
   /** Empty when there are diagnostics. */
   readonly files: ReadonlyMap<string, string>;
+  /** The errors: any one of them stops the compile, and nothing is written. */
   readonly diagnostics: readonly Diagnostic[];
+  /**
+   * The model's warnings (severity `warning`): legal, almost always a mistake. They never stop the
+   * compile; the CLI reports them, and makes them errors under `--strict`.
+   */
+  readonly warnings: readonly Diagnostic[];
   readonly plan?: Plan;
   readonly bundles?: Bundles;
   /** Argo CD and Flux objects per output folder; empty without `delivery` in the model. */
@@ -40,9 +46,9 @@ export function compile(input: unknown, onStage: (stage: string) => void = () =>
     timings[stage] = performance.now() - t0;
     return r;
   };
-  const modelDiagnostics = time('check', () => checkModel(input));
+  const { errors: modelDiagnostics, warnings } = bySeverity(time('check', () => checkModel(input)));
   if (modelDiagnostics.length > 0)
-    return { files: EMPTY, diagnostics: modelDiagnostics, objectCounts: EMPTY, timings };
+    return { files: EMPTY, diagnostics: modelDiagnostics, warnings, objectCounts: EMPTY, timings };
   const plan = time('plan', () => makePlan(input as ClusterSetProps));
   const [bundles, delivery] = time('render', () => {
     const b = render(plan);
@@ -58,6 +64,7 @@ export function compile(input: unknown, onStage: (stage: string) => void = () =>
     // A compile with problems writes nothing: no files, whatever was emitted.
     files: diagnostics.length > 0 ? EMPTY : emitted.files,
     diagnostics,
+    warnings,
     plan,
     bundles,
     delivery,

@@ -5,6 +5,13 @@
  */
 import { count } from './plural';
 
+/**
+ * `error`: the model or its output is wrong, and nothing is written. `warning`: legal, but almost
+ * always a mistake; reported in every format and in the PR comment, never stops a command, unless
+ * `--strict` makes it an error.
+ */
+export type Severity = 'error' | 'warning';
+
 export interface Diagnostic {
   /** ID of the rule that produced it, e.g. `cluster-id-format`; `schema` for shape errors. */
   readonly rule: string;
@@ -14,11 +21,33 @@ export interface Diagnostic {
   readonly message: string;
   /** How to fix it. */
   readonly fix: string;
+  /** Absent for an error: only warnings say so (`severityOf` reads it). */
+  readonly severity?: Severity;
 }
 
-/** `services[3].name: "x" is too long (…) — shorten it [service-name-length]` */
+export function severityOf(d: Diagnostic): Severity {
+  return d.severity ?? 'error';
+}
+
+export function isWarning(d: Diagnostic): boolean {
+  return d.severity === 'warning';
+}
+
+/** The diagnostics that stop a command, and the warnings, each in the order given. */
+export function bySeverity(ds: readonly Diagnostic[]): {
+  readonly errors: Diagnostic[];
+  readonly warnings: Diagnostic[];
+} {
+  return { errors: ds.filter((d) => !isWarning(d)), warnings: ds.filter(isWarning) };
+}
+
+/**
+ * `services[3].name: "x" is too long (…) — shorten it [service-name-length]`; a warning starts
+ * with `warning: `.
+ */
 export function formatDiagnostic(d: Diagnostic): string {
-  return `${cut(d.path, 300) || '(model)'}: ${cut(d.message, 2000)}; fix: ${cut(d.fix, 1000)} [${d.rule}]`;
+  const tag = isWarning(d) ? 'warning: ' : '';
+  return `${tag}${cut(d.path, 300) || '(model)'}: ${cut(d.message, 2000)}; fix: ${cut(d.fix, 1000)} [${d.rule}]`;
 }
 
 /** A backstop for text built from model values: never print more than `max` characters of it. */

@@ -1,6 +1,12 @@
 /**
- * Where a model path's value is written in a `.ts`/`.js` model: `clusters[1].serviceCIDR` to
+ * Where a model path's value is written in the model file: `clusters[1].serviceCIDR` to
  * `clusterset.ts:28:20`, so that a diagnostic points an editor, or a GitHub annotation, at the line.
+ * A path to a value that is not written (a required field left out) is located at the object that
+ * lacks it.
+ *
+ * A `.json`, `.yaml` or `.yml` model is parsed again with js-yaml (JSON is YAML; `json: true` lets a
+ * later duplicate key win, as JSON.parse does), whose parse events give where each node starts:
+ * mappings, sequences, scalars and aliases, each at its first character.
  *
  * The loaded model is a value, with no memory of its source; the source is parsed again here, with
  * TypeScript's own parser (syntax only: no type checking, no program), resolved from the model's
@@ -18,6 +24,7 @@
 import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
+import * as yaml from 'js-yaml';
 import type * as TS from 'typescript';
 
 export interface SourceLocation {
@@ -75,7 +82,9 @@ export function locateModelPaths(file: string, paths: readonly string[]): Map<st
 
 function locate(file: string, paths: readonly string[]): Map<string, SourceLocation> {
   const found = new Map<string, SourceLocation>();
-  if (!/\.[cm]?[jt]sx?$/.test(file) || paths.length === 0) return found;
+  if (paths.length === 0) return found;
+  if (DATA_FILE.test(file)) return locateInData(file, paths);
+  if (!/\.[cm]?[jt]sx?$/.test(file)) return found;
   const ts = loadTypeScript(file);
   if (!ts) return found;
   let text: string;
@@ -138,15 +147,45 @@ class Finder {
     return named;
   }
 
-  /** The node of the value at `segments` below `from`, or the deepest one that can be followed. */
+  /**
+   * The node of the value at `segments` below `from`; where one cannot be followed (a property left
+   * out), the object or list that lacks it, when it is written out (`export default clusterSet`
+   * names the const's object literal), else the deepest node that can be followed.
+   */
   walk(from: TS.Node, segments: readonly (string | number)[]): TS.Node {
     let at = from;
     for (const s of segments) {
       const next = this.child(this.unwrap(at), s, 0);
-      if (!next) break;
+      if (!next) return this.written(at);
       at = next;
     }
     return at;
+  }
+
+  /**
+   * The object or array literal `node` names through parentheses, casts, `await` and consts, or
+   * `node` itself: never into a call or a function, whose literal (a `.map` callback's) is not the
+   * value itself.
+   */
+  private written(node: TS.Node): TS.Node {
+    const ts = this.ts;
+    let at: TS.Node | undefined = node;
+    for (let i = 0; at && i < 50; i++) {
+      if (ts.isObjectLiteralExpression(at) || ts.isArrayLiteralExpression(at)) return at;
+      if (
+        ts.isParenthesizedExpression(at) ||
+        ts.isAsExpression(at) ||
+        ts.isSatisfiesExpression(at) ||
+        ts.isNonNullExpression(at) ||
+        ts.isTypeAssertionExpression(at) ||
+        ts.isAwaitExpression(at)
+      )
+        at = at.expression;
+      else if (ts.isIdentifier(at)) at = this.consts.get(at.text);
+      else if (ts.isShorthandPropertyAssignment(at)) at = this.consts.get(at.name.text);
+      else break;
+    }
+    return node;
   }
 
   /** The literal `node` stands for: through parentheses, casts, consts, returns and calls. */
@@ -222,4 +261,111 @@ function nameOf(ts: typeof TS, name: TS.PropertyName): string | undefined {
   if (ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isNumericLiteral(name)) return name.text;
   if (ts.isNoSubstitutionTemplateLiteral(name)) return name.text;
   return undefined;
+}
+
+// ---- JSON and YAML models ----
+
+const DATA_FILE = /\.(json|ya?ml)$/i;
+
+/** A node of a YAML (or JSON) document: where it starts, what it loaded as, the nodes inside it. */
+interface DataNode {
+  readonly start: number;
+  result: unknown;
+  readonly children: DataNode[];
+}
+
+/**
+ * The document's nodes from js-yaml's parse events: each `open` starts a node inside the one still
+ * open, each `close` gives it its value. A mapping's children are its keys and values in turn, a
+ * sequence's its items. Undefined when the text does not parse.
+ */
+function dataTree(text: string, json: boolean): DataNode | undefined {
+  const top: DataNode = { start: 0, result: undefined, children: [] };
+  const open: DataNode[] = [top];
+  try {
+    yaml.load(text, {
+      json,
+      listener(event, state) {
+        if (event === 'open') {
+          const node: DataNode = { start: state.position, result: undefined, children: [] };
+          open[open.length - 1]!.children.push(node);
+          open.push(node);
+        } else {
+          const node = open.pop();
+          if (node) node.result = (state as unknown as { result: unknown }).result;
+        }
+      },
+    });
+  } catch {
+    return undefined;
+  }
+  return top.children[0];
+}
+
+/** js-yaml opens some nodes twice (a flow collection as a block item, the root of a JSON file). */
+function inner(node: DataNode): DataNode {
+  let n = node;
+  while (n.children.length === 1 && Object.is(n.children[0]!.result, n.result)) n = n.children[0]!;
+  return n;
+}
+
+/** The node at `segments` below `root`, or the mapping or sequence where the path stops. */
+function walkData(root: DataNode, segments: readonly (string | number)[]): DataNode {
+  let at = inner(root);
+  for (const s of segments) {
+    const kids = at.children;
+    let next: DataNode | undefined;
+    if (Array.isArray(at.result)) {
+      if (typeof s === 'number' && kids.length === at.result.length) next = kids[s];
+    } else if (typeof at.result === 'object' && at.result !== null && kids.length % 2 === 0) {
+      // The last key of that name wins, as in the loaded value.
+      for (let i = kids.length - 2; i >= 0 && !next; i -= 2) {
+        if (String(inner(kids[i]!).result) === String(s)) next = kids[i + 1];
+      }
+    }
+    if (!next) break;
+    at = inner(next);
+  }
+  return at;
+}
+
+/** Where a node's text begins: past the spaces, line breaks and comments before it. */
+function tokenStart(text: string, from: number): number {
+  let i = from;
+  for (;;) {
+    while (i < text.length && ' \t\r\n'.includes(text[i]!)) i++;
+    if (text[i] !== '#') return i;
+    while (i < text.length && text[i] !== '\n') i++;
+  }
+}
+
+function locateInData(file: string, paths: readonly string[]): Map<string, SourceLocation> {
+  const found = new Map<string, SourceLocation>();
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return found;
+  }
+  // js-yaml drops a byte order mark before it counts positions.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const root = dataTree(text, /\.json$/i.test(file));
+  if (!root) return found;
+  // Line starts, to turn an offset into line and column.
+  const lines = [0];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lines.push(i + 1);
+  for (const p of paths) {
+    const segments = parseModelPath(p);
+    if (!segments) continue;
+    const at = tokenStart(text, walkData(root, segments).start);
+    let lo = 0;
+    let hi = lines.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (lines[mid]! <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    found.set(p, { file, line: lo + 1, column: at - lines[lo]! + 1 });
+  }
+  return found;
 }

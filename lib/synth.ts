@@ -20,6 +20,7 @@ import * as path from 'node:path';
 import { BOOKKEEPING, LEGACY_STRAY, writeOut } from './cli/write';
 import type { CompileResult } from './compile';
 import type * as Compile from './compile';
+import type { Diagnostic } from './diagnostics';
 import { compileDigest } from './digest';
 
 /** The record of the last write, beside the files; never listed in the index, never committed. */
@@ -33,6 +34,11 @@ export interface SynthOutcome {
   readonly prune: readonly string[];
   /** What recovering an interrupted earlier run did, if anything. */
   readonly recovered?: string;
+  /**
+   * The model's warnings: the compile's, or those the cache recorded when it skipped the compile
+   * (they depend on the model and the compiler alone, which the digest covers).
+   */
+  readonly warnings: readonly Diagnostic[];
 }
 
 export interface SynthOptions {
@@ -47,6 +53,8 @@ interface Cache {
   readonly digest: string;
   /** [path relative to out/, size in bytes] of every file the write left, the index among them. */
   readonly files: readonly (readonly [string, number])[];
+  /** The compile's warnings, reported again by a synth that skips the compile. */
+  readonly warnings: readonly Diagnostic[];
 }
 
 function readCache(outDir: string): { cache: Cache; mtimeMs: number } | undefined {
@@ -54,14 +62,22 @@ function readCache(outDir: string): { cache: Cache; mtimeMs: number } | undefine
   try {
     const mtimeMs = fs.statSync(file).mtimeMs;
     const cache = JSON.parse(fs.readFileSync(file, 'utf8')) as Cache;
-    return cache.version === 1 && Array.isArray(cache.files) ? { cache, mtimeMs } : undefined;
+    return cache.version === 1 && Array.isArray(cache.files) && Array.isArray(cache.warnings)
+      ? { cache, mtimeMs }
+      : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** The files of out/ when it is exactly as the write with this digest left it; else undefined. */
-export function upToDate(outDir: string, digest: string): string[] | undefined {
+/**
+ * The files of out/ when it is exactly as the write with this digest left it, and the warnings of
+ * that write's compile; else undefined.
+ */
+export function upToDate(
+  outDir: string,
+  digest: string,
+): { readonly files: string[]; readonly warnings: readonly Diagnostic[] } | undefined {
   const found = readCache(outDir);
   if (!found || found.cache.digest !== digest) return undefined;
   const before = found.mtimeMs;
@@ -85,7 +101,7 @@ export function upToDate(outDir: string, digest: string): string[] | undefined {
     const st = fs.statSync(dir, { throwIfNoEntry: false });
     if (!st || st.mtimeMs >= before) return undefined;
   }
-  return listed;
+  return { files: listed, warnings: found.cache.warnings };
 }
 
 /** Busy-waits (at most ~50 ms) until a fresh file's timestamp is later than `than`; false if it never is. */
@@ -98,7 +114,12 @@ function writeAfter(file: string, text: string, than: number): boolean {
   }
 }
 
-function writeCache(outDir: string, digest: string, files: ReadonlyMap<string, string>): void {
+function writeCache(
+  outDir: string,
+  digest: string,
+  files: ReadonlyMap<string, string>,
+  warnings: readonly Diagnostic[],
+): void {
   const cacheFile = path.join(outDir, CACHE_FILE);
   try {
     // The write's last step (removing its journal) touched out/ itself, after every file and
@@ -108,6 +129,7 @@ function writeCache(outDir: string, digest: string, files: ReadonlyMap<string, s
       version: 1,
       digest,
       files: [...files].map(([rel, text]) => [rel, Buffer.byteLength(text)] as const),
+      warnings,
     };
     if (!writeAfter(cacheFile, JSON.stringify(cache), newest)) fs.rmSync(cacheFile, { force: true });
   } catch {
@@ -130,21 +152,22 @@ export function compileForSynth(
   | { readonly result: CompileResult; readonly write: () => SynthOutcome } {
   const digest = compileDigest(model);
   if (digest !== undefined && !o.force) {
-    const listed = upToDate(outDir, digest);
-    if (listed) return { outcome: { write: [], unchanged: listed, prune: [] } };
+    const known = upToDate(outDir, digest);
+    if (known) return { outcome: { write: [], unchanged: known.files, prune: [], warnings: known.warnings } };
   }
   // Loaded only when a compile runs, so that an up-to-date synth starts fast.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { compile } = require('./compile') as typeof Compile;
   const result = compile(model, o.onStage);
-  if (result.diagnostics.length > 0) return { outcome: { result, write: [], unchanged: [], prune: [] } };
+  if (result.diagnostics.length > 0)
+    return { outcome: { result, write: [], unchanged: [], prune: [], warnings: result.warnings } };
   return {
     result,
     write: () => {
       const written = writeOut(outDir, result.files);
-      if (digest !== undefined) writeCache(outDir, digest, result.files);
+      if (digest !== undefined) writeCache(outDir, digest, result.files, result.warnings);
       else fs.rmSync(path.join(outDir, CACHE_FILE), { force: true });
-      return { result, ...written };
+      return { result, ...written, warnings: result.warnings };
     },
   };
 }

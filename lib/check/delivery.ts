@@ -21,8 +21,10 @@ import {
   memberIds,
   orClosest,
   quote,
+  roleReferencesResolve,
   str,
 } from './util';
+import { isSshOrigin } from '../explain/prerequisites';
 import { type Rule, rule, LABEL_WORDS, checkName } from './rule';
 
 // ---- token Secret references ----
@@ -285,6 +287,23 @@ export const deliveryRules: readonly Rule[] = [
     },
   ),
   rule(
+    'delivery-flux-ssh-secret',
+    'Flux cloning an ssh repository names the Secret with its key: delivery.flux.gitSecretName.',
+    "Flux's source-controller clones an ssh:// URL only with a private key and known_hosts from the GitRepository's " +
+      'secretRef; without one the GitRepository never becomes Ready, and no Kustomization delivers anything.',
+    (m, report) => {
+      const x = deliveryOf(m);
+      const url = str(x?.d.repoURL);
+      if (!x?.flux || url === undefined || !isSshOrigin(url) || x.flux.gitSecretName !== undefined) return;
+      const ns = str(x.flux.namespace) ?? 'flux-system';
+      report(
+        'delivery.flux.gitSecretName',
+        `Flux clones ${quote(url)} over ssh, but delivery.flux.gitSecretName is not set: the GitRepository has no key to clone with`,
+        `create the Secret (\`flux create secret git gitops-auth --namespace ${ns} --url ${url} --private-key-file <key file>\`, keys identity and known_hosts) and set delivery.flux.gitSecretName: "gitops-auth"; or deliver over https, or set delivery.flux.enabled: false`,
+      );
+    },
+  ),
+  rule(
     'delivery-path-format',
     'The delivery path is a relative path inside the repository, without "..".',
     'Argo CD refuses source paths that leave the repository, and Flux resolves them against the repository ' +
@@ -383,6 +402,9 @@ export const deliveryRules: readonly Rule[] = [
       if (!x || !isObject(secrets)) return;
       const delivered = deliveredIds(m);
       const management = str(x.d.managementCluster);
+      // While the leader or a member names no declared cluster, which clusters get a bundle is not
+      // known: the cluster meant would look undelivered.
+      const known = roleReferencesResolve(m);
       for (const id of Object.keys(secrets).sort(cmp)) {
         const path = `delivery.flux.kubeConfigSecrets.${id}`;
         if (id === management) {
@@ -391,7 +413,7 @@ export const deliveryRules: readonly Rule[] = [
             `cluster ${quote(id)} is the management cluster, which Flux reaches without a kubeconfig`,
             'remove the entry',
           );
-        } else if (!delivered.includes(id)) {
+        } else if (known && !delivered.includes(id)) {
           report(
             path,
             `${quote(id)} is not a cluster that gets a bundle (the leader or a member)`,
@@ -450,8 +472,9 @@ export const deliveryRules: readonly Rule[] = [
       const management = str(x?.d.managementCluster);
       const leader = str(m.leader);
       if (!x || management === undefined || leader === undefined || management === leader) return;
-      // An undeclared management cluster is reported by delivery-management-cluster-unknown alone.
-      if (!clusterById(m).has(management)) return;
+      // An undeclared management cluster is reported by delivery-management-cluster-unknown alone,
+      // an undeclared leader by leader-unknown alone: a misspelt leader is not a remote one.
+      if (!clusterById(m).has(management) || !clusterById(m).has(leader)) return;
       if (!x.argocd && !x.flux) return;
       if (isObject(m.admission) && m.admission.deliveryUsers !== undefined) return;
       report(

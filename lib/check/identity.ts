@@ -8,8 +8,19 @@ import {
   DNS1123_SUBDOMAIN,
   isDashPrefixPair,
 } from '../names';
-import { clusterById, clustersOf, duplicates, memberIds, orClosest, quote, str, strings } from './util';
-import { type Rule, rule, LABEL_WORDS, checkName } from './rule';
+import {
+  clusterById,
+  clustersOf,
+  duplicates,
+  isObject,
+  memberIds,
+  orClosest,
+  quote,
+  roleReferencesResolve,
+  str,
+  strings,
+} from './util';
+import { type Rule, rule, warning, LABEL_WORDS, checkName } from './rule';
 
 export const identityRules: readonly Rule[] = [
   rule(
@@ -164,6 +175,35 @@ export const identityRules: readonly Rule[] = [
 ];
 
 export const clusterRules: readonly Rule[] = [
+  warning(
+    'cluster-unused',
+    'Every declared cluster is the leader, a member, or the delivery management cluster.',
+    'A cluster in clusters that has no role gets no bundle and is silently left out of the ClusterSet: what a ' +
+      'half-finished removal, or a member forgotten in members, looks like. No Service, policy or identity of the ' +
+      'set reaches it.',
+    (m, report) => {
+      // A misspelt leader or member leaves the cluster it meant without a role: leader-unknown and
+      // member-unknown say so, with the name they meant.
+      if (!roleReferencesResolve(m)) return;
+      const roles = memberIds(m);
+      const leader = str(m.leader);
+      if (leader !== undefined) roles.add(leader);
+      const management = isObject(m.delivery) ? str(m.delivery.managementCluster) : undefined;
+      if (management !== undefined) roles.add(management);
+      const seen = new Set<string>();
+      for (const c of clustersOf(m)) {
+        const id = str(c.value.id);
+        // A duplicate ID is cluster-id-duplicate's to report.
+        if (id === undefined || roles.has(id) || seen.has(id)) continue;
+        seen.add(id);
+        report(
+          c.path,
+          `cluster ${quote(id)} is neither the leader nor a member${management !== undefined ? ' nor the delivery management cluster' : ''}: it gets no bundle and is not part of the ClusterSet`,
+          `add ${quote(id)} to members, or remove it from clusters if it is leaving the set`,
+        );
+      }
+    },
+  ),
   rule(
     'api-server-url',
     'API server URLs are https URLs with a host.',

@@ -12,7 +12,8 @@ export { RULES, type Rule } from './rules';
 export { checkSchema } from './schema';
 
 /**
- * Checks a model: schema diagnostics plus the diagnostics of every rule. Rules run whenever the
+ * Checks a model: schema diagnostics plus the diagnostics of every rule, errors and warnings
+ * (`severity: 'warning'`, from the rules made with `warning()`) together. Rules run whenever the
  * input is an object, even one that fails the schema, so the user sees every problem at once.
  */
 export function checkModel(input: unknown): Diagnostic[] {

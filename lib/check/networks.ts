@@ -17,7 +17,7 @@ import {
   str,
   strings,
 } from './util';
-import { type Rule, rule, serviceKey } from './rule';
+import { type Rule, rule, serviceKey, warning } from './rule';
 
 /** `"prod/web"` for a Service or Service reference with string namespace and name. */
 
@@ -268,6 +268,32 @@ export const networkRules: readonly Rule[] = [
           b.cidr.path,
           `${describeCidr(b)} overlaps ${describeCidr(a)}`,
           'give clusters on different networks disjoint Service CIDRs',
+        );
+      }
+    },
+  ),
+  warning(
+    'network-service-cidr-overlap-same-network',
+    'Members on the same network have disjoint Service CIDRs, unless both use PodIP endpoints.',
+    "With ClusterIP endpoints (the default) the imported Endpoints hold the exporters' ClusterIPs, reached " +
+      "through the Service CIDR each member announces in its ClusterInfo: where two members' ranges overlap, " +
+      'an address is both a local and a remote ClusterIP, and once the same ClusterIP is allocated on both sides, ' +
+      'traffic meant for one reaches the other. Antrea accepts it, and nothing goes wrong until two ClusterIPs ' +
+      'collide, so it is a warning; with PodIP endpoints on both sides no ClusterIP crosses, and it is harmless.',
+    (m, report) => {
+      for (const [a, b] of overlappingCidrs(
+        m,
+        (a, b) =>
+          a.kind === 'Service' &&
+          b.kind === 'Service' &&
+          a.cluster !== b.cluster &&
+          sameNetwork(a, b) &&
+          (a.cluster.value.endpointIPType !== 'PodIP' || b.cluster.value.endpointIPType !== 'PodIP'),
+      )) {
+        report(
+          b.cidr.path,
+          `${describeCidr(b)} overlaps ${describeCidr(a)}: a ClusterIP exported by one can be a ClusterIP of the other`,
+          `give ${quote(a.cluster.value.id)} and ${quote(b.cluster.value.id)} disjoint Service CIDRs (the ranges their API servers were created with), or use endpointIPType: "PodIP" on both`,
         );
       }
     },

@@ -1,17 +1,20 @@
 /**
  * Tiers, baseline policies and stretched policies.
  */
-import type { ClusterProps, StretchedPolicyProps } from '../model';
+import type { ClusterProps, EgressRuleProps, IngressRuleProps, StretchedPolicyProps } from '../model';
 import { BUILTIN_TIERS, DNS1123_LABEL, IMPORT_PREFIX, memberImportName } from '../names';
 import {
   type At,
+  closest,
   clusterById,
   clusterName,
   duplicates,
   egressOf,
   ingressOf,
+  isObject,
   memberClusters,
   memberIds,
+  nearest,
   nonEmpty,
   objects,
   orClosest,
@@ -19,11 +22,12 @@ import {
   policiesOf,
   quote,
   quoteList,
+  roleReferencesResolve,
   rulesOf,
   str,
   strings,
 } from './util';
-import { type Rule, rule, LABEL_WORDS, checkName, stretchedEnabled, serviceKey } from './rule';
+import { type Rule, rule, warning, LABEL_WORDS, checkName, stretchedEnabled, serviceKey } from './rule';
 
 export const tierRules: readonly Rule[] = [
   rule(
@@ -74,6 +78,85 @@ export const tierRules: readonly Rule[] = [
     },
   ),
 ];
+
+// ---- kube-system and DNS ----
+
+/** The label every Namespace carries with its own name (Kubernetes 1.22 and later). */
+const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
+
+/** How to exclude kube-system from an appliedTo entry, in the model's words. */
+const WITHOUT_KUBE_SYSTEM = `{ namespaceSelector: { matchExpressions: [{ key: ${quote(NAMESPACE_NAME_LABEL)}, operator: "NotIn", values: ["kube-system"] }] } }`;
+
+/** A label selector that selects everything: no labels, no expressions. */
+function selectsAll(x: unknown): boolean {
+  if (!isObject(x)) return false;
+  const { matchLabels, matchExpressions } = x;
+  return (
+    (matchLabels === undefined || (isObject(matchLabels) && Object.keys(matchLabels).length === 0)) &&
+    (matchExpressions === undefined || (Array.isArray(matchExpressions) && matchExpressions.length === 0))
+  );
+}
+
+/**
+ * Whether a Pod selection (an appliedTo entry, or a peer) takes in every Pod of every Namespace:
+ * an empty namespaceSelector (with no podSelector, or an empty one), or an empty podSelector alone,
+ * which in a ClusterNetworkPolicy selects Pods in all Namespaces.
+ */
+function everyPod(x: Record<string, unknown>): boolean {
+  const alone = ['group', 'serviceAccount', 'nodeSelector', 'ipBlock', 'fqdn', 'namespaces'];
+  if (alone.some((k) => x[k] !== undefined)) return false;
+  if (x.namespaceSelector !== undefined)
+    return selectsAll(x.namespaceSelector) && (x.podSelector === undefined || selectsAll(x.podSelector));
+  return x.podSelector !== undefined && selectsAll(x.podSelector);
+}
+
+/** CoreDNS's container ports are named so (kubeadm, kube-dns, most distributions). */
+const DNS_PORT_NAMES = ['dns', 'dns-tcp'];
+
+/** Whether a port entry matches DNS (53 over UDP or TCP); `any` also counts a port left out. */
+function matchesDns(x: unknown, any: boolean): boolean {
+  if (!isObject(x) || (x.protocol !== undefined && x.protocol !== 'UDP' && x.protocol !== 'TCP'))
+    return false;
+  const { port, endPort } = x;
+  if (port === undefined) return any;
+  if (typeof port === 'string') return DNS_PORT_NAMES.includes(port);
+  if (typeof port !== 'number') return false;
+  return port === 53 || (typeof endPort === 'number' && port <= 53 && 53 <= endPort);
+}
+
+/** Whether a rule's ports let DNS through it: no ports and no other protocols, or a port that matches 53. */
+function rulePortsTakeDns(r: IngressRuleProps | EgressRuleProps): boolean {
+  const ports: unknown = r.ports;
+  if (Array.isArray(ports) && ports.length > 0) return ports.some((x) => matchesDns(x, true));
+  return !nonEmpty(r.protocols);
+}
+
+/**
+ * Whether a Drop or Reject rule catches DNS traffic of kube-system's Pods: ingress from every Pod
+ * (no `from`, or a peer selecting every Pod), egress to every Pod (no `to` nor `toServices`, or such
+ * a peer), on a port that takes DNS.
+ */
+function dropsDns(direction: 'ingress' | 'egress', r: IngressRuleProps | EgressRuleProps): boolean {
+  if (r.action !== 'Drop' && r.action !== 'Reject') return false;
+  if (!rulePortsTakeDns(r)) return false;
+  const peers: unknown = direction === 'ingress' ? (r as IngressRuleProps).from : (r as EgressRuleProps).to;
+  if (direction === 'egress' && nonEmpty((r as EgressRuleProps).toServices)) return false;
+  if (!nonEmpty(peers)) return true;
+  return (peers as unknown[]).some((p) => isObject(p) && everyPod(p));
+}
+
+/** Whether some policy of the model explicitly allows DNS in `direction` (port 53, or CoreDNS's port names). */
+function allowsDnsSomewhere(m: Parameters<Rule['check']>[0], direction: 'ingress' | 'egress'): boolean {
+  return policiesOf(m).some((p) =>
+    rulesOf(p).some(
+      (r) =>
+        r.direction === direction &&
+        r.value.action === 'Allow' &&
+        Array.isArray(r.value.ports) &&
+        r.value.ports.some((x) => matchesDns(x, false)),
+    ),
+  );
+}
 
 export const policyRules: readonly Rule[] = [
   rule(
@@ -149,14 +232,26 @@ export const policyRules: readonly Rule[] = [
     'antrea-controller refuses a policy whose Tier does not exist; a replicated one is dropped by the member ' +
       '(Warning Event, never retried).',
     (m, report) => {
-      const known = [...BUILTIN_TIERS, ...objects(m.tiers, 'tiers').flatMap((t) => str(t.value.name) ?? [])];
+      const declared = objects(m.tiers, 'tiers').flatMap((t) => str(t.value.name) ?? []);
+      const known = [...BUILTIN_TIERS, ...declared];
+      const listed =
+        `the built-in Tiers are ${quoteList(BUILTIN_TIERS)}` +
+        (declared.length === 0
+          ? ', and tiers declares none'
+          : declared.length <= 10
+            ? `, and tiers declares ${quoteList(declared)}`
+            : `, and tiers declares ${declared.length}, among them ${quoteList(declared.slice(0, 10))}`);
       for (const p of policiesOf(m)) {
         const tier = str(p.value.tier);
         if (!tier || known.includes(tier)) continue;
+        const near = closest(tier, known);
+        const far = near === undefined ? nearest(tier, known) : undefined;
         report(
           `${p.path}.tier`,
-          `Tier ${quote(tier)} is neither built in nor declared in tiers`,
-          orClosest(tier, known, 'declare the Tier in tiers, or use one of the built-in Tiers'),
+          `Tier ${quote(tier)} is neither built in nor declared in tiers (${listed})`,
+          near !== undefined
+            ? `did you mean ${quote(near)}? If not, declare Tier ${quote(tier)} in tiers`
+            : `use one of those Tiers (the nearest name is ${quote(far)}), or declare Tier ${quote(tier)} in tiers with its priority`,
         );
       }
     },
@@ -276,10 +371,13 @@ export const policyRules: readonly Rule[] = [
     (m, report) => {
       const members = memberIds(m);
       const byId = clusterById(m);
+      const resolved = roleReferencesResolve(m);
       for (const p of policiesOf(m)) {
         if (p.kind !== 'stretched') continue;
         for (const x of strings((p.value as StretchedPolicyProps).members, `${p.path}.members`)) {
           if (members.has(x.value)) continue;
+          // A declared cluster that a misspelt member meant: member-unknown reports that.
+          if (byId.has(x.value) && !resolved) continue;
           report(
             x.path,
             byId.has(x.value)
@@ -348,6 +446,55 @@ export const policyRules: readonly Rule[] = [
             `${dup.path}.name`,
             `rule name ${quote(dup.value.name)} is already used by ${first.path}`,
             'give each rule of the policy its own name',
+          );
+        }
+      }
+    },
+  ),
+  warning(
+    'policy-drop-catches-kube-system',
+    'A policy applied to every Namespace does not drop or reject DNS traffic from or to every other Namespace, unless the model allows DNS explicitly.',
+    'An empty namespaceSelector (or an empty podSelector alone) in appliedTo takes in kube-system: a Drop or Reject ' +
+      "ingress rule from every Namespace then refuses every Pod's DNS queries at CoreDNS, and one on egress to every " +
+      'Namespace stops them on the way, so name resolution fails in the whole cluster. Legal, and meant for the ' +
+      'applications alone almost every time; silent when a policy of the model allows DNS (port 53) in that direction.',
+    (m, report) => {
+      const allowed = { ingress: allowsDnsSomewhere(m, 'ingress'), egress: allowsDnsSomewhere(m, 'egress') };
+      for (const p of policiesOf(m)) {
+        const policyLevel = objects(p.value.appliedTo, `${p.path}.appliedTo`);
+        // Per appliedTo entry that selects everything and direction: the rules it puts on kube-system.
+        const found = new Map<
+          string,
+          { path: string; direction: 'ingress' | 'egress'; rules: At<IngressRuleProps | EgressRuleProps>[] }
+        >();
+        for (const r of rulesOf(p)) {
+          if (allowed[r.direction] || !dropsDns(r.direction, r.value)) continue;
+          const appliedTo =
+            policyLevel.length > 0 ? policyLevel : objects(r.value.appliedTo, `${r.path}.appliedTo`);
+          const all = appliedTo.find((a) => everyPod(a.value as unknown as Record<string, unknown>));
+          if (!all) continue;
+          const key = `${all.path}\n${r.direction}`;
+          const entry = found.get(key) ?? { path: all.path, direction: r.direction, rules: [] };
+          entry.rules.push(r);
+          found.set(key, entry);
+        }
+        for (const { path, direction, rules } of found.values()) {
+          const first = rules[0]!;
+          const verb = first.value.action === 'Reject' ? 'rejects' : 'drops';
+          const more =
+            rules.length > 1 ? ` (and ${rules.length - 1} more such rule${rules.length > 2 ? 's' : ''})` : '';
+          const effect =
+            direction === 'ingress'
+              ? `${verb} traffic from every Namespace: CoreDNS in kube-system then refuses every Pod's DNS queries`
+              : `${verb} traffic to every Namespace: no Pod reaches CoreDNS in kube-system any more`;
+          report(
+            path,
+            `${p.kind} policy ${quote(p.value.name)} applies to every Namespace, kube-system included, ` +
+              `and its ${direction} rule ${quote(first.value.name ?? first.index)} (${first.path})${more} ${effect}, ` +
+              'which cuts DNS in the whole cluster',
+            direction === 'ingress'
+              ? `exclude kube-system: write ${path} as ${WITHOUT_KUBE_SYSTEM}`
+              : `allow DNS before it: add the rule { action: "Allow", to: [{ namespaceSelector: { matchLabels: { ${quote(NAMESPACE_NAME_LABEL)}: "kube-system" } } }], ports: [{ protocol: "UDP", port: 53 }, { protocol: "TCP", port: 53 }] } ahead of it, and exclude kube-system: write ${path} as ${WITHOUT_KUBE_SYSTEM}`,
           );
         }
       }

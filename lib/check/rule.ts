@@ -1,7 +1,7 @@
 /**
  * What every rule file shares: the Rule row, the report callback and the name judgements.
  */
-import type { Diagnostic } from '../diagnostics';
+import type { Diagnostic, Severity } from '../diagnostics';
 import type { ClusterProps, ClusterSetProps } from '../model';
 import { quote, str } from './util';
 
@@ -12,6 +12,12 @@ export interface Rule {
   readonly summary: string;
   /** Which runtime behaviour of Antrea the rule prevents. */
   readonly prevents: string;
+  /**
+   * `error` for what Antrea, Kubernetes or the delivery tools refuse or silently get wrong;
+   * `warning` for what is legal but almost always a mistake (reported, never stops a command but
+   * under `--strict`).
+   */
+  readonly severity: Severity;
   check(model: ClusterSetProps): Diagnostic[];
 }
 
@@ -27,9 +33,33 @@ export function rule(
     id,
     summary,
     prevents,
+    severity: 'error',
     check(m) {
       const out: Diagnostic[] = [];
       body(m, (path, message, fix) => out.push({ rule: id, path, message, fix }));
+      return out;
+    },
+  };
+}
+
+/**
+ * A rule whose findings are warnings: legal models that almost always carry a mistake. `prevents`
+ * says what goes wrong at run time when it is one.
+ */
+export function warning(
+  id: string,
+  summary: string,
+  prevents: string,
+  body: (m: ClusterSetProps, report: Report) => void,
+): Rule {
+  return {
+    id,
+    summary,
+    prevents,
+    severity: 'warning',
+    check(m) {
+      const out: Diagnostic[] = [];
+      body(m, (path, message, fix) => out.push({ rule: id, path, message, fix, severity: 'warning' }));
       return out;
     },
   };

@@ -10,7 +10,17 @@ import {
   SYSTEM_NAMESPACES,
   serviceImportName,
 } from '../names';
-import { clusterById, duplicates, memberIds, objects, orClosest, quote, str, strings } from './util';
+import {
+  clusterById,
+  duplicates,
+  memberIds,
+  objects,
+  orClosest,
+  quote,
+  roleReferencesResolve,
+  str,
+  strings,
+} from './util';
 import { type Rule, rule, LABEL_WORDS, checkName, serviceKey } from './rule';
 
 export const serviceRules: readonly Rule[] = [
@@ -136,10 +146,14 @@ export const serviceRules: readonly Rule[] = [
     (m, report) => {
       const members = memberIds(m);
       const byId = clusterById(m);
+      // While a member names no declared cluster, the cluster it meant is not a member yet:
+      // member-unknown reports the name, and this rule judges only IDs that are no cluster at all.
+      const resolved = roleReferencesResolve(m);
       for (const s of objects(m.services, 'services')) {
         for (const x of strings(s.value.exportedFrom, `${s.path}.exportedFrom`)) {
           if (members.has(x.value)) continue;
           const known = byId.has(x.value);
+          if (known && !resolved) continue;
           report(
             x.path,
             known

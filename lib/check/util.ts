@@ -131,6 +131,20 @@ export function closest(s: string, candidates: Iterable<string>): string | undef
   return best;
 }
 
+/**
+ * The candidate nearest to `s` by edit distance (ignoring case), however far; the first listed on a
+ * tie. For messages that name the nearest choice even when no "did you mean" is close enough.
+ */
+export function nearest(s: string, candidates: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestScore = Infinity;
+  for (const c of candidates) {
+    const score = editDistance(s.toLowerCase(), c.toLowerCase());
+    if (score < bestScore) [best, bestScore] = [c, score];
+  }
+  return best;
+}
+
 /** `fix`, preceded by `did you mean "x"? If not, ` when a candidate is close to `s`. */
 export function orClosest(s: string, candidates: Iterable<string>, fix: string): string {
   const c = closest(s, candidates);
@@ -156,6 +170,21 @@ export function clusterById(m: ClusterSetProps): Map<string, At<ClusterProps>> {
 /** The member IDs, as listed. */
 export function memberIds(m: ClusterSetProps): Set<string> {
   return new Set(strings(m.members, 'members').map((x) => x.value));
+}
+
+/**
+ * Whether the leader and every member name a declared cluster. Rules that judge who is the leader,
+ * a member or delivered stay silent while one does not: leader-unknown and member-unknown report
+ * the reference with a "did you mean", and any other finding would be a knock-on of it (the
+ * cluster meant would look unused, undelivered or remote).
+ */
+export function roleReferencesResolve(m: ClusterSetProps): boolean {
+  return walkOnce('roleReferencesResolve', m, () => {
+    const byId = clusterById(m);
+    const leader = str(m.leader);
+    if (leader !== undefined && !byId.has(leader)) return false;
+    return strings(m.members, 'members').every((x) => byId.has(x.value));
+  });
 }
 
 /** The clusters that are members, once each, in cluster order. */

@@ -18,10 +18,13 @@ import { tokenCommand } from './token';
 import { versionCommand } from './version';
 import {
   REPORT_FORMATS,
+  STRICT_OPTION,
   annotation,
   compileModelFile,
+  jsonWarnings,
   loadReported,
   reportProblems,
+  reportWarnings,
   type ReportFormat,
 } from './model';
 import * as fs from 'node:fs';
@@ -51,7 +54,13 @@ const MAX_FILE_ANNOTATIONS = 20;
  * stale or holds what an interrupted synth left. Files are `added` (rendered, not in out/),
  * `changed` or `removed` (in out/, no longer rendered).
  */
-function reportCheck(shown: string, outDir: string, r: CompileResult, format: ReportFormat): void {
+function reportCheck(
+  model: string,
+  shown: string,
+  outDir: string,
+  r: CompileResult,
+  format: ReportFormat,
+): void {
   const p = planWrite(outDir, r.files);
   const added = p.write.filter((f) => !fs.existsSync(path.join(outDir, f)));
   const changed = p.write.filter((f) => fs.existsSync(path.join(outDir, f)));
@@ -61,7 +70,9 @@ function reportCheck(shown: string, outDir: string, r: CompileResult, format: Re
   if (!ok) process.exitCode = 1;
   if (format === 'json') {
     const files = { added, changed, removed, unchanged: p.unchanged.length };
-    process.stdout.write(`${JSON.stringify({ ok, diagnostics: [], interrupted: p.strays, files })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ ok, ...jsonWarnings(model, r.warnings), interrupted: p.strays, files })}\n`,
+    );
     return;
   }
   const notes: { file: string; text: string }[] = [];
@@ -159,17 +170,23 @@ export function withCommands(y: Argv<{ progress: boolean }>) {
             describe: 'compile and compare every file even when out/ is up to date with the model',
           })
           .option('format', FORMAT_OPTION)
+          .option('strict', STRICT_OPTION)
           .example('$0 synth', 'render clusterset.ts into out/')
           .example('$0 synth --check', 'in CI: exit 1 when out/ is not what the model renders')
           .example('$0 synth --format github', 'in GitHub Actions: model problems as annotations'),
       async (a) => {
         const format = a.format as ReportFormat;
         const outDir = path.resolve(a.out);
-        const modelOptions = { consequence: 'nothing was written', format, onStage: progress(a.progress) };
+        const modelOptions = {
+          consequence: 'nothing was written',
+          format,
+          onStage: progress(a.progress),
+          strict: a.strict,
+        };
         if (a.check) {
           const r = await compileModelFile(a.model, modelOptions);
           if (!r) return;
-          reportCheck(a.out, outDir, r, format);
+          reportCheck(a.model, a.out, outDir, r, format);
           return;
         }
         let written = false;
@@ -181,7 +198,11 @@ export function withCommands(y: Argv<{ progress: boolean }>) {
         const c = compileForSynth(loaded.input, outDir, { force: a.force, onStage: modelOptions.onStage });
         let s: Synth.SynthOutcome;
         if ('outcome' in c) s = c.outcome;
-        else {
+        else if (a.strict && c.result.warnings.length > 0) {
+          // --strict: warnings stop synth before anything is written.
+          reportProblems(a.model, c.result.warnings, modelOptions);
+          return;
+        } else {
           faultPoint('compiled');
           await yieldForSignals();
           s = c.write();
@@ -190,15 +211,16 @@ export function withCommands(y: Argv<{ progress: boolean }>) {
           // the process would exit without reading it.
           await yieldForSignals();
         }
-        if (s.result && s.result.diagnostics.length > 0) {
-          reportProblems(a.model, s.result.diagnostics, modelOptions);
+        if ((s.result && s.result.diagnostics.length > 0) || (a.strict && s.warnings.length > 0)) {
+          reportProblems(a.model, [...(s.result?.diagnostics ?? []), ...s.warnings], modelOptions);
           return;
         }
+        reportWarnings(a.model, s.warnings, modelOptions);
         if (s.recovered) process.stderr.write(`clusterset: ${a.out}/: ${s.recovered}.\n`);
         if (format === 'json') {
           const counts = { written: s.write.length, unchanged: s.unchanged.length, pruned: s.prune.length };
           process.stdout.write(
-            `${JSON.stringify({ ok: true, diagnostics: [], compiled: s.result !== undefined, files: counts })}\n`,
+            `${JSON.stringify({ ok: true, ...jsonWarnings(a.model, s.warnings), compiled: s.result !== undefined, files: counts })}\n`,
           );
           return;
         }
@@ -216,17 +238,25 @@ export function withCommands(y: Argv<{ progress: boolean }>) {
         y
           .positional('model', { type: 'string', default: 'clusterset.ts' })
           .option('format', FORMAT_OPTION)
-          .example('$0 validate --format json', 'every diagnostic as JSON on stdout'),
+          .option('strict', STRICT_OPTION)
+          .example('$0 validate --format json', 'every diagnostic as JSON on stdout')
+          .example('$0 validate --strict', 'in CI: warnings fail the check too (exit 2)'),
       async (a) => {
         const format = a.format as ReportFormat;
         const r = await compileModelFile(a.model, {
           consequence: 'nothing was checked',
           format,
           onStage: progress(a.progress),
+          strict: a.strict,
         });
         if (!r) return;
-        if (format === 'json') process.stdout.write(`${JSON.stringify({ ok: true, diagnostics: [] })}\n`);
-        else process.stdout.write(`${a.model} is valid: ${summary(r)}, ${count(r.files.size, 'file')}.\n`);
+        const warned = r.warnings.length > 0 ? ` (${count(r.warnings.length, 'warning')})` : '';
+        if (format === 'json')
+          process.stdout.write(`${JSON.stringify({ ok: true, ...jsonWarnings(a.model, r.warnings) })}\n`);
+        else
+          process.stdout.write(
+            `${a.model} is valid${warned}: ${summary(r)}, ${count(r.files.size, 'file')}.\n`,
+          );
       },
     )
     .command(diffCommand)

@@ -6,9 +6,13 @@
  * This is the CLI edge: it reads out/ (from disk, or from git in two processes whatever the number of
  * files) and prints; the comparison itself is lib/diff, pure.
  *
+ * The model's warnings are printed on stderr in every format, and listed in the markdown comment (a
+ * "Warnings" block) and the json (`warnings`); with `--strict` they are errors, and nothing is
+ * compared.
+ *
  * Exit status: 0 when compared (with `--exit-code`: only when nothing differs), 1 with `--exit-code`
  * when something differs (as `git diff --exit-code`), 2 when nothing could be compared (the model
- * does not load or has problems, the revision cannot be read).
+ * does not load or has problems, or warnings under `--strict`; the revision cannot be read).
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -17,7 +21,7 @@ import type { CommandModule } from 'yargs';
 import type { DiffFormat } from '../diff';
 import type * as Diff from '../diff';
 import { INDEX_FILE } from '../emit';
-import { compileModelFile } from './model';
+import { STRICT_OPTION, compileModelFile } from './model';
 import { count } from '../plural';
 import { paintFor } from '../colour';
 import { strays } from './write';
@@ -159,6 +163,7 @@ interface DiffArgs {
   base?: string;
   format: DiffFormat;
   'exit-code': boolean;
+  strict: boolean;
 }
 
 /** `clusterset diff [model] [--out out] [--base REF] [--format text|markdown|json] [--exit-code]` */
@@ -186,10 +191,11 @@ export const diffCommand: CommandModule<object, DiffArgs> = {
         type: 'boolean',
         default: false,
         describe: 'exit 1 when something differs, 0 when nothing does',
-      }),
+      })
+      .option('strict', STRICT_OPTION),
   handler: async (a) => {
     // Exit 2 when nothing could be compared, so that 1 (with --exit-code) always means changes.
-    const r = await compileModelFile(a.model, { consequence: 'nothing was compared' });
+    const r = await compileModelFile(a.model, { consequence: 'nothing was compared', strict: a.strict });
     if (!r) return;
     const label = `${a.out.replace(/\/+$/, '')}/`;
     let before: OutTree;
@@ -210,7 +216,14 @@ export const diffCommand: CommandModule<object, DiffArgs> = {
     const i = impact(before.files, r.files, d, r.plan);
     // The text form is coloured on a terminal only (colour.ts); markdown and json never are.
     process.stdout.write(
-      formatDiff(a.format, d, i, { before: beforeLabel, after: a.model }, paintFor(process.stdout)),
+      formatDiff(
+        a.format,
+        d,
+        i,
+        { before: beforeLabel, after: a.model },
+        paintFor(process.stdout),
+        r.warnings,
+      ),
     );
     if (a['exit-code'] && !isEmpty(d)) process.exitCode = 1;
   },

@@ -19,8 +19,8 @@ import type * as Write from './write';
 
 /**
  * Exit statuses, the same for every command: 0 ok; 1 findings (a stale out/, changes with
- * `diff --exit-code`); 2 usage or model errors (EXIT_MODEL); 70 a bug; 74 a failed write
- * (sysexits EX_IOERR).
+ * `diff --exit-code`); 2 usage or model errors (EXIT_MODEL; a model's warnings too, under
+ * `--strict`); 70 a bug; 74 a failed write (sysexits EX_IOERR).
  */
 export const EXIT_USAGE = 2;
 export const EXIT_IO = 74;

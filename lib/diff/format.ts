@@ -8,6 +8,7 @@
  * and the object details in `<details>` blocks. A comment holds at most 65,536 characters: the
  * details are cut to fit (and the cut is said), never the summary above them.
  */
+import type { Diagnostic } from '../diagnostics';
 import type { GraphCluster } from '../explain/mermaid';
 import { renderExportGraph } from '../explain/mermaid';
 import { sharedWith } from '../render/util';
@@ -189,6 +190,32 @@ function summaryLines(items: readonly ImpactItem[]): string[] {
       );
   }
   return out;
+}
+
+/**
+ * The model's warnings in the comment: at most MAX_ITEMS_PER_CATEGORY, each with its path, what is
+ * wrong, the fix (each cut past a few hundred characters) and the rule; empty when there are none.
+ */
+function warningsMarkdown(warnings: readonly Diagnostic[]): string[] {
+  if (warnings.length === 0) return [];
+  const lines = warnings
+    .slice(0, MAX_ITEMS_PER_CATEGORY)
+    .map(
+      (w) =>
+        `- :warning: ${code(clipEnd(w.path, 200) || '(model)')}: ${md(clipEnd(w.message, 600))}; fix: ${md(clipEnd(w.fix, 400))} (${code(w.rule)})`,
+    );
+  if (warnings.length > MAX_ITEMS_PER_CATEGORY)
+    lines.push(
+      `- … and ${warnings.length - MAX_ITEMS_PER_CATEGORY} more (\`clusterset validate\` lists them all)`,
+    );
+  return [
+    '#### Warnings',
+    '',
+    `_Legal, but almost always a mistake (\`--strict\` makes them errors):_`,
+    '',
+    ...lines,
+    '',
+  ];
 }
 
 function noChanges(labels: DiffLabels): string {
@@ -375,8 +402,11 @@ export function formatMarkdown(
   impact: Impact,
   labels: DiffLabels,
   limit: number = GITHUB_COMMENT_LIMIT,
+  warnings: readonly Diagnostic[] = [],
 ): string {
-  if (isEmpty(diff)) return `### clusterset diff: no changes\n\n${md(noChanges(labels))}\n`;
+  const warned = warningsMarkdown(warnings);
+  if (isEmpty(diff))
+    return `### clusterset diff: no changes\n\n${md(noChanges(labels))}\n${warned.length > 0 ? `\n${warned.join('\n')}` : ''}`;
   const n = impact.touched.length;
   const head: string[] = [
     `### clusterset diff: ${n} of ${count(clustersEitherSide(impact), 'cluster')} touched` +
@@ -390,6 +420,7 @@ export function formatMarkdown(
     '',
     ...summaryLines(impact.items).map((l) => `- ${md(l)}`),
     '',
+    ...warned,
     ...afterMergeMarkdown(impact),
     '#### Per bundle',
     '',
@@ -440,9 +471,15 @@ export function formatMarkdown(
  * `afterMerge` (`steps[]`, `breaking[]`), `exports` (`service`, `exporters[]` of `cluster` and `change`),
  * and `bundles` with their `objects` (`change`, `group`, `kind`, `namespace`, `name`, `file`,
  * `sharedWith`: who else owns the object, or null when it is clusterset's alone, `fields[]` of
- * `path`, `op`, `before`, `after`) and other `files`. Keys in this order, always.
+ * `path`, `op`, `before`, `after`) and other `files`; then, only when the model has warnings,
+ * `warnings` (`rule`, `path`, `message`, `fix`). Keys in this order, always.
  */
-export function formatJson(diff: TreeDiff, impact: Impact, labels: DiffLabels): string {
+export function formatJson(
+  diff: TreeDiff,
+  impact: Impact,
+  labels: DiffLabels,
+  warnings: readonly Diagnostic[] = [],
+): string {
   const doc = {
     version: 1,
     before: labels.before,
@@ -476,6 +513,9 @@ export function formatJson(diff: TreeDiff, impact: Impact, labels: DiffLabels): 
       })),
       files: b.files.map((f) => ({ change: f.change, file: f.file, fields: f.fields.map(jsonField) })),
     })),
+    ...(warnings.length > 0
+      ? { warnings: warnings.map(({ rule, path, message, fix }) => ({ rule, path, message, fix })) }
+      : {}),
   };
   return `${JSON.stringify(doc, null, 2)}\n`;
 }
@@ -484,17 +524,21 @@ function jsonField(f: FieldChange) {
   return { path: f.path, op: f.op, before: f.before ?? null, after: f.after ?? null };
 }
 
-/** One of the three forms. */
+/**
+ * One of the three forms. The model's `warnings` go into the markdown comment and the JSON; the
+ * text form leaves them to the report on stderr, which the CLI prints in every format.
+ */
 export function formatDiff(
   format: DiffFormat,
   diff: TreeDiff,
   impact: Impact,
   labels: DiffLabels,
   paint?: Painter,
+  warnings: readonly Diagnostic[] = [],
 ): string {
   return format === 'json'
-    ? formatJson(diff, impact, labels)
+    ? formatJson(diff, impact, labels, warnings)
     : format === 'markdown'
-      ? formatMarkdown(diff, impact, labels)
+      ? formatMarkdown(diff, impact, labels, GITHUB_COMMENT_LIMIT, warnings)
       : formatText(diff, impact, labels, paint);
 }

@@ -1,12 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Diagnostic } from '../../lib/diagnostics';
-import { sortDiagnostics } from '../../lib/diagnostics';
+import { formatDiagnostic, sortDiagnostics } from '../../lib/diagnostics';
 import { checkModel, RULES } from '../../lib/check';
 import { compile } from '../../lib/compile';
 import { parseIpv4, parseIpv4Cidr, rangesOverlap } from '../../lib/check/ipv4';
 import type { ClusterSetProps } from '../../lib/model';
 import { baseModel, broken, type ModelDraft } from './fixtures';
+import { minimalModel } from '../helpers/models';
 
 /** One minimal way to break the base model for a rule, and where the rule must point. */
 interface Case {
@@ -520,6 +521,37 @@ const CASES: Record<string, readonly Case[]> = {
       path: 'stretchedPolicies[0].egress[0].name',
     },
   ],
+  'policy-drop-catches-kube-system': [
+    {
+      when: "a baseline policy isolates every Namespace (Antrea's guide: Pass from Self, Drop from all others)",
+      mutate: (m) =>
+        void m.baselinePolicies!.push({
+          name: 'namespace-isolation',
+          tier: 'securityops',
+          priority: 1,
+          appliedTo: [{ namespaceSelector: {} }],
+          ingress: [
+            { action: 'Pass', from: [{ namespaces: { match: 'Self' } }] },
+            { name: 'drop-other-namespaces', action: 'Drop', from: [{ namespaceSelector: {} }] },
+          ],
+        }),
+      path: 'baselinePolicies[2].appliedTo[0]',
+    },
+    {
+      when: 'a stretched policy rejects every egress of every Pod, and no policy allows DNS',
+      mutate: (m) => {
+        m.baselinePolicies!.splice(1, 1);
+        m.stretchedPolicies!.push({
+          name: 'deny-egress',
+          tier: 'baseline',
+          priority: 100,
+          members: ['east', 'north'],
+          egress: [{ name: 'reject-all', action: 'Reject', appliedTo: [{ podSelector: {} }] }],
+        });
+      },
+      path: 'stretchedPolicies[1].egress[0].appliedTo[0]',
+    },
+  ],
   'policy-applied-to-placement': [
     {
       when: 'a rule sets appliedTo beside the policy appliedTo',
@@ -850,6 +882,13 @@ const CASES: Record<string, readonly Case[]> = {
       path: 'clusters[3].serviceCIDR',
     },
   ],
+  'network-service-cidr-overlap-same-network': [
+    {
+      when: '"north" (dc1) has a Service CIDR inside that of "east" (dc1)',
+      mutate: (m) => void (m.clusters[2]!.serviceCIDR = '10.101.128.0/17'),
+      path: 'clusters[2].serviceCIDR',
+    },
+  ],
   'network-pod-cidr-overlap': [
     {
       when: '"north" and "east" on dc1 have overlapping Pod CIDRs',
@@ -905,6 +944,18 @@ const CASES: Record<string, readonly Case[]> = {
       when: 'the leader uses PodIP endpoints without Pod CIDRs',
       mutate: (m) => void (m.clusters[0]!.endpointIPType = 'PodIP'),
       path: 'clusters[0].podCIDRs',
+    },
+  ],
+  'cluster-unused': [
+    {
+      when: 'a cluster is declared but is neither the leader nor a member (a half-finished removal)',
+      mutate: (m) =>
+        void m.clusters.push({
+          id: 'south',
+          apiServer: 'https://south.example.com:6443',
+          serviceCIDR: '10.104.0.0/16',
+        }),
+      path: 'clusters[4]',
     },
   ],
   'api-server-url': [
@@ -1016,6 +1067,13 @@ const CASES: Record<string, readonly Case[]> = {
       when: 'the repository URL uses the git:// protocol',
       mutate: (m) => void (withDelivery(m).repoURL = 'git://git.example.com/gitops.git'),
       path: 'delivery.repoURL',
+    },
+  ],
+  'delivery-flux-ssh-secret': [
+    {
+      when: 'Flux clones an ssh:// repository without delivery.flux.gitSecretName',
+      mutate: (m) => void (withDelivery(m).repoURL = 'ssh://git@git.example.com/platform/gitops.git'),
+      path: 'delivery.flux.gitSecretName',
     },
   ],
   'delivery-path-format': [
@@ -1375,6 +1433,7 @@ test('fails to compile, producing no file to write, GIVEN any broken model of th
   // The CLI writes only what compile() returns, so no files means out/ is left as it was
   // (test/cli/synth.test.ts proves that on disk for one broken model).
   for (const [id, cases] of Object.entries(CASES)) {
+    if (RULES.find((r) => r.id === id)?.severity === 'warning') continue;
     for (const c of cases) {
       const r = compile(broken(c.mutate));
       assert.ok(
@@ -1467,6 +1526,222 @@ test('fails with leader-unknown and service-export-not-member: GIVEN misspelt cl
 test('fails with ipv4-format: GIVEN an IPv6 Pod CIDR WHEN checked THEN the message says IPv6 is not supported', () => {
   const [d] = at(checkModel(broken(CASES['ipv4-format']![1]!.mutate)), 'ipv4-format');
   assert.match(d!.message, 'IPv6 is not supported');
+});
+
+// ---- warnings ----
+
+const severityOfRule = (id: string) => RULES.find((r) => r.id === id)?.severity;
+
+test('GIVEN the rule table WHEN listing severities THEN the warnings are exactly the rules for what is legal but almost always a mistake', () => {
+  assert.equal(
+    RULES.filter((r) => r.severity === 'warning')
+      .map((r) => r.id)
+      .sort(),
+    ['cluster-unused', 'network-service-cidr-overlap-same-network', 'policy-drop-catches-kube-system'],
+  );
+  assert.ok(RULES.every((r) => r.severity === 'error' || r.severity === 'warning'));
+});
+
+test('GIVEN each case of a warning rule WHEN compiled THEN it is reported as a warning at its path, and nothing stops the compile', () => {
+  for (const [id, cases] of Object.entries(CASES)) {
+    if (severityOfRule(id) !== 'warning') continue;
+    for (const c of cases) {
+      const r = compile(broken(c.mutate));
+      assert.equal(r.diagnostics.map(formatDiagnostic), [], `${id}: ${c.when}: no error`);
+      assert.ok(
+        r.warnings.some((d) => d.rule === id && d.path === c.path && d.severity === 'warning'),
+        `${id} at ${c.path}: ${JSON.stringify(r.warnings)}`,
+      );
+      assert.ok(r.files.size > 0, `${id}: the files are rendered`);
+      assert.match(formatDiagnostic(r.warnings[0]!), /^warning: /);
+    }
+  }
+});
+
+test('GIVEN each case of an error rule WHEN checked THEN none of its diagnostics is a warning', () => {
+  for (const [id, cases] of Object.entries(CASES)) {
+    if (severityOfRule(id) !== 'error') continue;
+    for (const c of cases)
+      assert.equal(
+        at(checkModel(broken(c.mutate)), id).filter((d) => d.severity === 'warning'),
+        [],
+        `${id}: ${c.when}`,
+      );
+  }
+});
+
+test("warns with network-service-cidr-overlap-same-network: GIVEN the issue's 10.97.0.0/16 and 10.97.128.0/17 on one network WHEN checked THEN both clusters and CIDRs are named; WHEN both use PodIP endpoints THEN nothing is reported", () => {
+  const m = minimalModel();
+  m.clusters[1]!.serviceCIDR = '10.97.0.0/16';
+  m.clusters[2]!.serviceCIDR = '10.97.128.0/17';
+  const ds = checkModel(m);
+  assert.equal(
+    ds.map((d) => [d.rule, d.path, d.severity]),
+    [['network-service-cidr-overlap-same-network', 'clusters[2].serviceCIDR', 'warning']],
+  );
+  assert.match(
+    ds[0]!.message,
+    'Service CIDR "10.97.128.0/17" of cluster "west" (clusters[2].serviceCIDR) on the default network overlaps ' +
+      'Service CIDR "10.97.0.0/16" of cluster "east" (clusters[1].serviceCIDR)',
+  );
+  assert.match(ds[0]!.fix, 'give "east" and "west" disjoint Service CIDRs');
+  m.clusters[1]!.endpointIPType = 'PodIP';
+  m.clusters[1]!.podCIDRs = ['10.201.0.0/16'];
+  assert.is(checkModel(m).length, 1, 'one side on ClusterIP still imports the other side in its range');
+  m.clusters[2]!.endpointIPType = 'PodIP';
+  m.clusters[2]!.podCIDRs = ['10.202.0.0/16'];
+  assert.equal(checkModel(m), [], 'no ClusterIP crosses between PodIP members');
+});
+
+test('warns with cluster-unused: GIVEN a declared cluster that is neither leader nor member WHEN checked THEN the fix says to add it to members or remove it', () => {
+  const [d] = checkModel(broken(CASES['cluster-unused']![0]!.mutate));
+  assert.is(d?.rule, 'cluster-unused');
+  assert.match(d!.message, 'cluster "south" is neither the leader nor a member');
+  assert.match(d!.fix, 'add "south" to members, or remove it from clusters');
+});
+
+test('GIVEN a cluster that is only the delivery management cluster WHEN checked THEN cluster-unused stays silent', () => {
+  const m = baseModel();
+  m.clusters.push({ id: 'mgmt', apiServer: 'https://mgmt.example.com:6443', serviceCIDR: '10.110.0.0/16' });
+  withDelivery(m).managementCluster = 'mgmt';
+  m.admission = { deliveryUsers: ['system:serviceaccount:kube-system:argocd-manager'] };
+  assert.equal(checkModel(m), []);
+});
+
+test("warns with policy-drop-catches-kube-system: GIVEN a policy isolating every Namespace WHEN checked THEN it says kube-system is taken in and DNS cut, and the fix excludes kube-system in the model's words", () => {
+  const [d] = checkModel(broken(CASES['policy-drop-catches-kube-system']![0]!.mutate));
+  assert.is(d?.rule, 'policy-drop-catches-kube-system');
+  assert.match(
+    d!.message,
+    'baseline policy "namespace-isolation" applies to every Namespace, kube-system included',
+  );
+  assert.match(d!.message, 'ingress rule "drop-other-namespaces" (baselinePolicies[2].ingress[1])');
+  assert.match(d!.message, 'cuts DNS');
+  assert.match(
+    d!.fix,
+    'write baselinePolicies[2].appliedTo[0] as { namespaceSelector: { matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system"] }] } }',
+  );
+  const e = at(
+    checkModel(broken(CASES['policy-drop-catches-kube-system']![1]!.mutate)),
+    'policy-drop-catches-kube-system',
+  );
+  assert.match(
+    e[0]!.message,
+    'egress rule "reject-all" (stretchedPolicies[1].egress[0]) rejects traffic to every Namespace',
+  );
+  assert.match(e[0]!.fix, 'allow DNS before it');
+});
+
+test('GIVEN a policy isolating every Namespace WHEN kube-system is excluded as the fix says, the Drop is on other ports, or the model allows DNS in that direction THEN policy-drop-catches-kube-system stays silent', () => {
+  const isolate = CASES['policy-drop-catches-kube-system']![0]!.mutate;
+  const variants: [string, (m: ModelDraft) => void][] = [
+    [
+      'kube-system excluded',
+      (m) =>
+        void (m.baselinePolicies![2]!.appliedTo = [
+          {
+            namespaceSelector: {
+              matchExpressions: [
+                { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] },
+              ],
+            },
+          },
+        ]),
+    ],
+    ['Drop on port 8080 only', (m) => void (m.baselinePolicies![2]!.ingress![1]!.ports = [{ port: 8080 }])],
+    [
+      'DNS allowed on ingress by a policy',
+      (m) =>
+        void (m.baselinePolicies![1]!.ingress = [
+          { name: 'dns-in', action: 'Allow', ports: [{ protocol: 'UDP', port: 53 }] },
+        ]),
+    ],
+    [
+      'applied to labelled Namespaces',
+      (m) =>
+        void (m.baselinePolicies![2]!.appliedTo = [{ namespaceSelector: { matchLabels: { env: 'prod' } } }]),
+    ],
+  ];
+  for (const [what, fix] of variants) {
+    const m = broken(isolate);
+    fix(m);
+    assert.equal(at(checkModel(m), 'policy-drop-catches-kube-system'), [], what);
+  }
+  // The base model allows DNS on egress (allow-dns): a deny-all egress is then left alone.
+  const kept = broken((m) => {
+    CASES['policy-drop-catches-kube-system']![1]!.mutate(m);
+    m.baselinePolicies!.splice(1, 0, baseModel().baselinePolicies![1]!);
+  });
+  assert.equal(at(checkModel(kept), 'policy-drop-catches-kube-system'), [], 'egress with allow-dns');
+});
+
+// ---- errors that were silent ----
+
+test('fails with policy-tier-unknown: GIVEN a Tier far from every name WHEN checked THEN the message lists the built-in and declared Tiers and the fix names the nearest', () => {
+  const [d] = at(
+    checkModel(broken((m) => void (m.stretchedPolicies![0]!.tier = 'secops'))),
+    'policy-tier-unknown',
+  );
+  assert.match(
+    d!.message,
+    'the built-in Tiers are "emergency", "securityops", "networkops", "platform", "application" and "baseline", and tiers declares "mc-stretched" and "mc-security"',
+  );
+  assert.match(d!.fix, 'the nearest name is "securityops"');
+});
+
+test('fails with delivery-flux-ssh-secret: GIVEN an ssh repository WHEN checked THEN the fix gives the flux command and the field; WHEN gitSecretName is set or Flux is off THEN nothing is reported', () => {
+  const m = broken(CASES['delivery-flux-ssh-secret']![0]!.mutate);
+  const [d] = checkModel(m);
+  assert.is(d?.rule, 'delivery-flux-ssh-secret');
+  assert.match(
+    d!.fix,
+    'flux create secret git gitops-auth --namespace flux-system --url ssh://git@git.example.com/platform/gitops.git',
+  );
+  assert.match(d!.fix, 'set delivery.flux.gitSecretName: "gitops-auth"');
+  m.delivery!.flux = { gitSecretName: 'gitops-auth' };
+  assert.equal(checkModel(m), []);
+  m.delivery!.flux = { enabled: false };
+  assert.equal(checkModel(m), []);
+  const scp = baseModel();
+  withDelivery(scp).repoURL = 'git@git.example.com:platform/gitops.git';
+  assert.equal(
+    checkModel(scp).map((x) => x.rule),
+    ['delivery-flux-ssh-secret', 'delivery-repo-url'],
+    'an scp-like URL is rewritten and still needs the key',
+  );
+});
+
+// ---- no knock-on errors ----
+
+test("fails with leader-unknown only: GIVEN the issue's misspelt leader with delivery from the real leader WHEN checked THEN no admission.deliveryUsers error, no unused cluster: only the unknown leader, with did-you-mean", () => {
+  const m = baseModel();
+  withDelivery(m);
+  assert.equal(checkModel(m), [], 'valid with the right leader');
+  m.leader = 'hbu';
+  const ds = checkModel(m);
+  assert.equal(
+    ds.map((d) => `${d.rule} ${d.path}`),
+    ['leader-unknown leader'],
+  );
+  assert.match(ds[0]!.fix, 'did you mean "hub"?');
+  assert.equal(
+    checkModel(broken((m) => void (m.leader = 'hbu'))).map((d) => d.rule),
+    ['leader-unknown'],
+    'without delivery, the cluster meant is not reported as unused',
+  );
+});
+
+test('fails with member-unknown only: GIVEN a misspelt member WHEN checked THEN the cluster it meant is not reported as unused, undelivered, a non-member exporter or a non-member policy target', () => {
+  const m = baseModel();
+  withDelivery(m).flux = { kubeConfigSecrets: { east: 'east-kubeconfig' } };
+  assert.equal(checkModel(m), [], 'valid with the right member');
+  m.members[0] = 'eats';
+  const ds = checkModel(m);
+  assert.equal(
+    ds.map((d) => `${d.rule} ${d.path}`),
+    ['member-unknown members[0]'],
+  );
+  assert.match(ds[0]!.fix, 'did you mean "east"?');
 });
 
 // ---- what the rules do not flag ----

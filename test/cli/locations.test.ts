@@ -1,6 +1,7 @@
 /**
- * Diagnostics of a `.ts`/`.js` model give `file:line:column` of the value (lib/source-locations.ts):
- * the locator on the ways a model is written, and the CLI's text, GitHub and JSON reports.
+ * Diagnostics give `file:line:column` of the value (lib/source-locations.ts), in `.ts`/`.js` models
+ * and in `.json`/`.yaml` ones, and of the object that lacks a field left out: the locator on the ways
+ * a model is written, and the CLI's text, GitHub and JSON reports.
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -101,10 +102,84 @@ test('GIVEN a .js model exported through module.exports and one exported as an a
   assert.equal(located(fn.file, ['clusterSetId']), { clusterSetId: fn.at.id });
 });
 
-test('GIVEN a .json model WHEN located THEN nothing is (paths only)', () => {
+test('GIVEN a .yaml model in block and flow style, with comments WHEN located THEN each value is found, and a path that is not written is located at the object that lacks it', () => {
+  const { file, at } = source(
+    'model.yaml',
+    `# the set
+clusterSetId: /*@id*/prod-set   # its ID
+clusters:
+  /*@c0*/- id: /*@a*/a
+    serviceCIDR: /*@aSvc*/"10.96.0.0/16"
+  - /*@c1*/{id: b, podCIDRs: [x, /*@pod*/y]}
+members:
+- a
+- /*@m1*/b
+`,
+  );
+  assert.equal(
+    located(file, [
+      'clusterSetId',
+      'clusters[0].id',
+      'clusters[0].serviceCIDR',
+      'clusters[1].podCIDRs[1]',
+      'members[1]',
+      'clusters[0].apiServer',
+      'clusters[1].apiServer',
+      'leader',
+    ]),
+    {
+      clusterSetId: at.id,
+      'clusters[0].id': at.a,
+      'clusters[0].serviceCIDR': at.aSvc,
+      'clusters[1].podCIDRs[1]': at.pod,
+      'members[1]': at.m1,
+      // Left out: the object that lacks it (a block mapping at its first key, a flow one at "{").
+      'clusters[0].apiServer': `${at.c0!.split(':')[0]}:${Number(at.c0!.split(':')[1]) + 2}`,
+      'clusters[1].apiServer': at.c1,
+      leader: '2:1',
+    },
+  );
+});
+
+test('GIVEN a .json model, indented with tabs, with a key written twice WHEN located THEN values are found as JSON.parse reads them (the last key wins)', () => {
   const file = path.join(dir, 'm.json');
-  fs.writeFileSync(file, '{"clusterSetId": "x"}');
-  assert.equal(located(file, ['clusterSetId']), {});
+  fs.writeFileSync(
+    file,
+    '{\n\t"clusterSetId": "x",\n\t"clusters": [\n\t\t{"id": "a"},\n\t\t{"id": "b", "serviceCIDR": "q"}\n\t],\n\t"clusterSetId": "y"\n}\n',
+  );
+  assert.equal(
+    located(file, ['clusterSetId', 'clusters[1].serviceCIDR', 'clusters[0].apiServer', 'leader']),
+    {
+      clusterSetId: '7:18',
+      'clusters[1].serviceCIDR': '5:30',
+      'clusters[0].apiServer': '4:3',
+      leader: '1:1',
+    },
+  );
+});
+
+test('GIVEN a data model that does not parse WHEN located THEN nothing is, and nothing throws', () => {
+  const file = path.join(dir, 'broken.yaml');
+  fs.writeFileSync(file, 'a: [1, 2\n');
+  assert.equal(located(file, ['a[0]']), {});
+});
+
+test('GIVEN a .ts model exported as `export default clusterSet` WHEN a required field is left out THEN it is located at the object that lacks it, not at `export default`', () => {
+  const { file, at } = source(
+    'missing.ts',
+    `const clusterSet = /*@root*/{
+  clusterSetId: 'x',
+  clusters: [/*@c0*/{ id: 'a' }, { id: 'b', ...extra }],
+};
+const extra = { serviceCIDR: '10.0.0.0/16' };
+export default clusterSet;
+`,
+  );
+  assert.equal(located(file, ['leader', 'clusters[0].apiServer', 'admission.deliveryUsers']), {
+    leader: at.root,
+    'clusters[0].apiServer': at.c0,
+    'admission.deliveryUsers': at.root,
+  });
 });
 
 test('GIVEN a .ts model with a bad CIDR and a bad cluster ID WHEN validated in each format THEN text, GitHub annotations and JSON give file:line:column of each value', () => {
@@ -137,6 +212,41 @@ test('GIVEN a .ts model with a bad CIDR and a bad cluster ID WHEN validated in e
     file: 'clusterset.ts',
     line: line + 1,
     column,
+  });
+});
+
+test('GIVEN a .yaml model with a bad CIDR and a cluster without apiServer WHEN validated in each format THEN text, GitHub annotations and JSON give file:line:column', () => {
+  const { at } = source(
+    'bad.yaml',
+    `clusterSetId: test-set
+leader: hub
+members: [east]
+clusters:
+  - /*@hub*/id: hub
+    serviceCIDR: 10.100.0.0/16
+  - id: east
+    apiServer: https://east.example.com:6443
+    serviceCIDR: /*@cidr*/10.101.0.0/33
+`,
+  );
+  const run = (...extra: string[]) =>
+    spawnSync(process.execPath, [bin, 'validate', 'bad.yaml', ...extra], { cwd: dir, encoding: 'utf8' });
+  const t = run();
+  assert.is(t.status, 2, t.stderr);
+  assert.ok(t.stderr.includes(`  bad.yaml:${at.cidr}: clusters[1].serviceCIDR: "10.101.0.0/33"`), t.stderr);
+  assert.ok(
+    t.stderr.includes(`  bad.yaml:${at.hub}: clusters[0].apiServer: "apiServer" is required`),
+    t.stderr,
+  );
+  const [line, col] = at.cidr!.split(':');
+  const g = run('--format', 'github');
+  assert.ok(g.stdout.includes(`::error file=bad.yaml,line=${line},col=${col},title=ipv4-format::`), g.stdout);
+  const j = run('--format', 'json');
+  const d = (JSON.parse(j.stdout) as { diagnostics: { path: string; location?: unknown }[] }).diagnostics;
+  assert.equal(d.find((x) => x.path === 'clusters[1].serviceCIDR')?.location, {
+    file: 'bad.yaml',
+    line: Number(line),
+    column: Number(col),
   });
 });
 

@@ -174,6 +174,63 @@ test('GIVEN an unknown key of 5 MB WHEN synth runs THEN its path is cut, and so 
     assert.ok(line.length < 4000, `a line of ${line.length} characters`);
 });
 
+/** Writes a .ts model into the work folder and runs `validate` on it (text format). */
+function validateTs(file: string, content: string): { status: number; stderr: string; lines: string[] } {
+  fs.writeFileSync(path.join(work, file), content);
+  const r = spawnSync(process.execPath, [bin, 'validate', file], {
+    cwd: work,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  return { status: r.status ?? -1, stderr: r.stderr, lines: content.split('\n') };
+}
+
+test("fails with leader-unknown only: GIVEN the issue's typo in leader, delivered from the real leader WHEN validate runs THEN one problem, at the leader line, with did-you-mean; no knock-on admission.deliveryUsers at `export default`", () => {
+  const r = validateTs(
+    'typo.ts',
+    `import type { ClusterSetProps } from './lib/model';
+
+const clusterSet: ClusterSetProps = {
+  clusterSetId: 'test-set',
+  leader: 'hbu',
+  members: ['east', 'west'],
+  clusters: ${JSON.stringify(minimalModel().clusters)},
+  services: ${JSON.stringify(minimalModel().services)},
+  delivery: { repoURL: 'https://git.example.com/gitops.git', managementCluster: 'hub' },
+};
+
+export default clusterSet;
+`,
+  );
+  assert.is(r.status, 2, r.stderr);
+  assert.match(r.stderr, /clusterset: 1 problem in typo\.ts; nothing was checked:\n/);
+  const line = r.lines.findIndex((l) => l.includes("leader: 'hbu'")) + 1;
+  assert.match(
+    r.stderr,
+    `  typo.ts:${line}:11: leader: leader "hbu" is not the ID of any cluster in clusters; fix: did you mean "hub"?`,
+  );
+  assert.not.match(r.stderr, /deliveryUsers|cluster-unused/);
+});
+
+test('fails with schema: GIVEN a .ts model exported as `export default clusterSet` without leader, whose cluster `west` (a const) lacks apiServer WHEN validate runs THEN each problem is located at the object that lacks the field, not at `export default` or the name', () => {
+  const m = minimalModel() as unknown as Record<string, unknown> & { clusters: Record<string, unknown>[] };
+  const west = { ...m.clusters[2]! };
+  delete west.apiServer;
+  delete m.leader;
+  const r = validateTs(
+    'missing.ts',
+    `const west = ${JSON.stringify(west)};\n` +
+      `const clusterSet = ${JSON.stringify({ ...m, clusters: 'CLUSTERS' }, null, 2).replace(
+        '"CLUSTERS"',
+        `[${JSON.stringify(m.clusters[0])}, ${JSON.stringify(m.clusters[1])}, west]`,
+      )};\n\nexport default clusterSet;\n`,
+  );
+  assert.is(r.status, 2, r.stderr);
+  const root = r.lines.findIndex((l) => l.startsWith('const clusterSet = {'));
+  assert.match(r.stderr, `  missing.ts:${root + 1}:20: leader: "leader" is required but missing`);
+  assert.match(r.stderr, '  missing.ts:1:14: clusters[2].apiServer: "apiServer" is required but missing');
+});
+
 test.after(() => fs.rmSync(work, { recursive: true, force: true }));
 
 test('GIVEN a model with 100,000 undeclared member IDs WHEN validate runs in each format THEN each shows at most 20 of the rule and counts the rest', () => {
