@@ -56,10 +56,20 @@ const model: ClusterSetProps = {
   baselinePolicies: [
     {
       // Antrea's multi-cluster user guide: strict Namespace isolation, replicated to every member.
+      // The guide applies it to every Namespace; kube-system is left out here, as the compiler's
+      // warning says, or CoreDNS would drop every other Namespace's DNS queries.
       name: 'namespace-isolation',
       tier: 'securityops',
       priority: 1,
-      appliedTo: [{ namespaceSelector: {} }],
+      appliedTo: [
+        {
+          namespaceSelector: {
+            matchExpressions: [
+              { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['kube-system'] },
+            ],
+          },
+        },
+      ],
       ingress: [
         {
           name: 'same-namespace-or-dns',
