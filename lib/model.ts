@@ -125,7 +125,7 @@ export interface ClusterSetProps {
    * every member's announce to go, delete the root and the leader's Application or Kustomization
    * (the leader namespace goes with everything in it), the AppProject or GitRepository, the
    * cluster registrations and the members' token Secrets. CRDs and Antrea's own Deployment stay
-   * (README "Uninstall").
+   * (docs/runbook.md, "Step 9: uninstall").
    * @default false
    */
   readonly uninstall?: boolean;

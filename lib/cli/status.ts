@@ -229,7 +229,7 @@ export const statusCommand: CommandModule<object, StatusArgs> = {
       })
       .option('kubeconfig', {
         type: 'string',
-        describe: 'kubeconfig with a context per cluster (default: $KUBECONFIG)',
+        describe: 'kubeconfig with a context per cluster (default: $KUBECONFIG, else ~/.kube/config)',
       })
       .option('context-for', {
         type: 'string',

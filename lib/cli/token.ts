@@ -36,7 +36,7 @@ export const tokenCommand: CommandModule<object, TokenArgs> = {
       .option('model', { type: 'string', default: 'clusterset.ts', describe: 'model file (names only)' })
       .option('leader-kubeconfig', {
         type: 'string',
-        describe: 'kubeconfig of the leader (default: $KUBECONFIG)',
+        describe: 'kubeconfig of the leader (default: $KUBECONFIG, else ~/.kube/config)',
       })
       .option('leader-context', {
         type: 'string',
@@ -44,7 +44,7 @@ export const tokenCommand: CommandModule<object, TokenArgs> = {
       })
       .option('member-kubeconfig', {
         type: 'string',
-        describe: 'kubeconfig of the member (default: $KUBECONFIG)',
+        describe: 'kubeconfig of the member (default: $KUBECONFIG, else ~/.kube/config)',
       })
       .option('member-context', {
         type: 'string',

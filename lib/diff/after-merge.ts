@@ -530,7 +530,7 @@ const networkName = (n: string | undefined): string =>
 
 /**
  * `kubectl annotate` for the gateway candidates: one command for the Nodes without an IP override,
- * one per Node with one (README "Gateways").
+ * one per Node with one (docs/gateways.md).
  */
 function annotateCommands(g: GatewayChange): string {
   const ctx = `kubectl --context <${g.cluster}> annotate node`;

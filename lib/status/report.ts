@@ -8,7 +8,8 @@
  * that applies `out/` with kubectl from CI, and has no `delivery`, gets exit 0 once it matches.
  *
  * The JSON form of StatusReport is the documented, stable output of `status --format json`
- * (README, "clusterset status"): fields are added, never renamed or removed, within `version: 1`.
+ * (docs/day-two.md, "clusterset status"): fields are added, never renamed or removed, within
+ * `version: 1`.
  */
 import {
   acnpImportName,
@@ -559,7 +560,7 @@ function identityReport(inp: StatusInput, p: Problems): IdentityReport | undefin
 
 /**
  * A member of a ClusterSet being uninstalled: what is left of it, each a problem until it is gone,
- * in the order it goes (README "Uninstall").
+ * in the order it goes (docs/runbook.md, "Step 9: uninstall").
  */
 function leaving(inp: StatusInput, id: string, p: Problems): NonNullable<ClusterReport['leaving']> {
   const { plan } = inp;

@@ -127,7 +127,7 @@ test('GIVEN an empty project WHEN the tarball is installed THEN npx clusterset s
   assert.is(a, b, 'the same model renders the same bytes from JSON and TypeScript');
   assert.ok(fs.existsSync(path.join(installed, 'dist', 'lib', 'index.d.ts')), 'the model type resolves');
 
-  // A YAML model with the modeline the README documents: the schema is where it points, and is the
+  // A YAML model with the modeline docs/model.md documents: the schema is where it points, and is the
   // schema synth checks with (a field it does not allow is refused).
   const modeline =
     '# yaml-language-server: $schema=./node_modules/clusterset/dist/generated/model.schema.json';

@@ -40,7 +40,8 @@ export const APPLICATION_TEAM_MANAGER = 'application-team';
 /**
  * The member controller ConfigMap as Antrea's member manifest ships it, with Antrea's default settings
  * (antrea-mc.md §e Member; no CIDRs). The team then makes it hold what `clusterset explain --cluster
- * <member>` prints (README, "Objects the team already owns"); no Antrea reads it here.
+ * <member>` prints (docs/what-lands-where.md, "Objects the team already owns"); no Antrea reads it
+ * here.
  */
 export const ANTREA_DEFAULT_MEMBER_CONFIG = [
   'apiVersion: multicluster.crd.antrea.io/v1alpha1',

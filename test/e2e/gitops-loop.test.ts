@@ -8,10 +8,10 @@
 // (antrea-member-player.ts).
 //
 // In order, in one world per tool:
-// 1. The README's runbook: commit out/, bootstrap, register the clusters, give the members their
-//    tokens: everything converges (every Application Synced and Healthy, every Kustomization Ready),
-//    the reconciler creates its Lease and leads, the restart Jobs complete without taking Antrea's
-//    Deployment over, and a Service's endpoints reach the other members.
+// 1. The runbook (docs/runbook.md): commit out/, bootstrap, register the clusters, give the members
+//    their tokens: everything converges (every Application Synced and Healthy, every Kustomization
+//    Ready), the reconciler creates its Lease and leads, the restart Jobs complete without taking
+//    Antrea's Deployment over, and a Service's endpoints reach the other members.
 // 2. Then nothing moves for over two resync periods while exports change and the reconciler writes:
 //    no Application leaves Synced, no sync runs, no object is applied again.
 // 3. A refused export (ports that differ from the model) shows Degraded / not Ready where the

@@ -6,7 +6,7 @@
 // `kubectl apply`, and each member's Antrea member controller played as it writes
 // (antrea-member-player.ts).
 //
-// Everything a person does is done as the README's runbook says: `kubectl apply -k out/<tool>` to
+// Everything a person does is done as docs/runbook.md says: `kubectl apply -k out/<tool>` to
 // bootstrap, the health checks merged into argocd-cm with the printed `kubectl patch`, clusters
 // registered as `argocd cluster add` does or with Flux kubeconfig Secrets, tokens with `clusterset
 // token`, and after each change the commands its PR comment's "After merge" block prints, in order

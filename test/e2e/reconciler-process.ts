@@ -1,5 +1,5 @@
-// `clusterset reconcile` as a real process for the end-to-end tests and the benchmark: the CLI the
-// README documents (bin/clusterset), the compiled JavaScript the image runs (dist/), or the image
+// `clusterset reconcile` as a real process for the end-to-end tests and the benchmark: the CLI
+// of docs/cli.md (bin/clusterset), the compiled JavaScript the image runs (dist/), or the image
 // itself in a container run as the leader bundle's Deployment runs it; with the reconciler's own
 // kubeconfig; its JSON logs are collected, its metrics endpoint found from them.
 

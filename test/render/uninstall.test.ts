@@ -1,6 +1,7 @@
 /**
  * The model's `uninstall`: no member bundle and no member delivery; the leader's bundle, its
- * delivery, the roots and the AppProject stay exactly as they were (README "Uninstall").
+ * delivery, the roots and the AppProject stay exactly as they were (docs/runbook.md, "Step 9:
+ * uninstall").
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -2,7 +2,7 @@
  * The GitHub Actions workflows lint clean: actionlint (test/actionlint/build.sh, built from the Go
  * module proxy at the version test/actionlint/go.mod pins), with shellcheck over every `run:`
  * script, over this repository's .github/workflows and over the workflow `clusterset init` writes;
- * and release.yml releases what the leader bundle names (README, "Releasing").
+ * and release.yml releases what the leader bundle names (CONTRIBUTING.md, "Releasing").
  *
  * `npm run lint:workflows`; it needs Go (the first time) and Debian's shellcheck, as `.ci/run`
  * installs them.
