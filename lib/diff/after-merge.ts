@@ -900,7 +900,7 @@ function deliverySteps(
     return [
       others.length > 0
         ? `${joinAnd(added)} ${added.length > 1 ? 'are' : 'is'} new beside ${joinAnd(others.map((t) => `${out}/${TOOL_FOLDER[t]}`))}: bootstrap one delivery tool only (two would apply the same objects); to switch to ${TOOL_NAME[dc.added[0]!]}, turn ${TOOL_NAME[others[0]!]} off in the model (\`delivery.${others[0]!}: { enabled: false }\`): that change's After merge block lists the switch, in order`
-        : `${joinAnd(added)} are new: bootstrap one delivery tool only (two would apply the same objects), ${dc.added.map((t) => `\`kubectl apply -k ${out}/${TOOL_FOLDER[t]}\``).join(' or ')}, as the README's runbook says`,
+        : `${joinAnd(added)} are new: bootstrap one delivery tool only (two would apply the same objects), ${dc.added.map((t) => `\`kubectl apply -k ${out}/${TOOL_FOLDER[t]}\``).join(' or ')}, as clusterset's runbook says (docs/runbook.md)`,
     ];
   }
   const retired = dc.retired.map((t) => TOOL_NAME[t]);
