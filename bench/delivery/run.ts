@@ -127,6 +127,9 @@ async function runTool(tool: Tool): Promise<Result> {
     for (const id of ['east', 'central']) await w.service(id, 'shop', 'cart', [{ name: 'http', port: 8080 }]);
     const t0 = performance.now();
     await w.bootstrap(first);
+    await w.refresh();
+    // The token step, once the leader bundle is applied (as the runbook and gitops-loop do it).
+    await w.leaderApplied(first);
     await w.tokens(['east', 'central']);
     await w.refresh();
     await w.converged(first, 600_000);
