@@ -23,47 +23,36 @@ export interface Rule {
 
 export type Report = (path: string, message: string, fix: string) => void;
 
-export function rule(
-  id: string,
-  summary: string,
-  prevents: string,
-  body: (m: ClusterSetProps, report: Report) => void,
-): Rule {
-  return {
+/** A rule of `severity`: `body` reports its findings, each a diagnostic of that severity. */
+function ruleOf(severity: Severity) {
+  return (
+    id: string,
+    summary: string,
+    prevents: string,
+    body: (m: ClusterSetProps, report: Report) => void,
+  ): Rule => ({
     id,
     summary,
     prevents,
-    severity: 'error',
+    severity,
     check(m) {
       const out: Diagnostic[] = [];
-      body(m, (path, message, fix) => out.push({ rule: id, path, message, fix }));
+      body(m, (path, message, fix) =>
+        out.push({ rule: id, path, message, fix, ...(severity === 'warning' ? { severity } : {}) }),
+      );
       return out;
     },
-  };
+  });
 }
+
+/** A rule whose findings are errors. */
+export const rule = ruleOf('error');
 
 /**
  * A rule whose findings are warnings: legal models that almost always carry a mistake. `prevents`
  * says what goes wrong at run time when it is one.
  */
-export function warning(
-  id: string,
-  summary: string,
-  prevents: string,
-  body: (m: ClusterSetProps, report: Report) => void,
-): Rule {
-  return {
-    id,
-    summary,
-    prevents,
-    severity: 'warning',
-    check(m) {
-      const out: Diagnostic[] = [];
-      body(m, (path, message, fix) => out.push({ rule: id, path, message, fix, severity: 'warning' }));
-      return out;
-    },
-  };
-}
+export const warning = ruleOf('warning');
 
 // ---- shared judgements ----
 
