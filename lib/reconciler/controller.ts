@@ -383,7 +383,9 @@ export class Controller {
    * Reconciles a key: computes its outcome and applies it, all but the export status writes, which
    * wait behind every other key (the queue's deferred lane): when the key comes round there, its
    * outcome is computed again and applied whole, the status writes at once. Imports (what members
-   * act on) are so never queued behind statuses (what only people read) in a burst.
+   * act on) are so never queued behind statuses (what only people read) in a burst. A key alone in
+   * the queue (a change on its own) writes its statuses at once, right after its import, as Antrea's
+   * leader does.
    */
   private async process(key: string, deferred: boolean): Promise<{ requeueAfterMs?: number }> {
     const type = key.split('/')[0]!;
@@ -411,7 +413,7 @@ export class Controller {
         if (!this.elector.isLeader()) throw new NotLeader();
         await this.apply(key, a, refused);
       }
-      if (statuses.length > 0 && !deferred) this.queue.addDeferred(key);
+      if (statuses.length > 0 && !deferred && !this.queue.alone(key)) this.queue.addDeferred(key);
       else if (statuses.length > 0) {
         if (!this.elector.isLeader()) throw new NotLeader();
         const done = await Promise.allSettled(statuses.map((a) => this.apply(key, a, refused)));

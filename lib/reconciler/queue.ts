@@ -14,7 +14,8 @@
  * take the last free worker (when there is more than one), so that a key added meanwhile never
  * waits for deferred ones; a burst that keeps every worker busy therefore runs to its end first.
  * The reconciler defers its status writes so: in a burst the imports go first; a change alone has
- * its statuses written as soon as its import is.
+ * its statuses written as soon as its import is. A key being processed can ask whether it is alone
+ * (alone()): then nothing waits for its deferred work, which it can do at once instead.
  */
 export interface QueueOptions {
   /** Keys processed at the same time. */
@@ -97,6 +98,8 @@ export class WorkQueue {
   private readonly queued = new Lane();
   private readonly deferredKeys = new Lane();
   private readonly processing = new Set<string>();
+  /** When each key being processed was taken. */
+  private readonly takenAt = new Map<string, number>();
   private readonly dirty = new Set<string>();
   private readonly dirtyDeferred = new Set<string>();
   private activeDeferred = 0;
@@ -151,6 +154,21 @@ export class WorkQueue {
     }
     if (arrival) this.lastAdded = Date.now();
     if (this.queued.add(key)) this.pump();
+  }
+
+  /**
+   * Whether the key, being processed, is alone: no other key of add()'s is queued or processed, and
+   * none arrived since it was taken. Work it would defer then delays nothing and is done soonest at
+   * once (a change alone); in a burst something is always queued, in flight or arriving.
+   */
+  alone(key: string): boolean {
+    const since = this.takenAt.get(key);
+    return (
+      since !== undefined &&
+      this.queued.keys.size === 0 &&
+      this.active - this.activeDeferred === 1 &&
+      this.lastAdded <= since
+    );
   }
 
   /** Adds the key behind every key add() queues (see the class comment). */
@@ -264,6 +282,7 @@ export class WorkQueue {
       this.active++;
       if (next.deferred) this.activeDeferred++;
       this.processing.add(next.key);
+      this.takenAt.set(next.key, Date.now());
       void this.run(next.key, next.deferred);
     }
     if (this.depth === 0 && this.active === 0) for (const w of this.idleWaiters.splice(0)) w();
@@ -283,6 +302,7 @@ export class WorkQueue {
       this.addAfter(key, delay);
     } finally {
       this.processing.delete(key);
+      this.takenAt.delete(key);
       this.active--;
       if (deferred) this.activeDeferred--;
       if (this.active === 0) for (const w of this.settleWaiters.splice(0)) w();

@@ -408,3 +408,56 @@ test('GIVEN keys added without pause THEN a deferred key still runs once it has 
 });
 
 test.run();
+
+test('GIVEN a key being processed THEN alone() says whether anything else is queued, in flight or arrived since it was taken', async () => {
+  const answers: Record<string, boolean> = {};
+  let release: () => void = () => {};
+  const q = new WorkQueue({
+    concurrency: 4,
+    process: async (k) => {
+      if (k === 'solo') {
+        await tick(5);
+        answers.solo = q.alone(k);
+      } else if (k === 'first') {
+        await new Promise<void>((r) => (release = r));
+        answers.first = q.alone(k);
+      } else if (k === 'second') {
+        answers.second = q.alone(k);
+      }
+    },
+    onError: () => {},
+  });
+  q.resume();
+  q.add('solo');
+  await q.idle();
+  assert.is(answers.solo, true, 'a change on its own is alone');
+  assert.is(q.alone('solo'), false, 'a key not being processed is not');
+
+  q.add('first');
+  await tick(5);
+  q.add('second'); // arrives (and runs) while 'first' is in flight
+  await tick(5);
+  release();
+  await q.idle();
+  assert.is(answers.second, false, 'another key was in flight');
+  assert.is(answers.first, false, 'another key arrived after it was taken');
+
+  // Deferred work in flight does not count against being alone.
+  let releaseDeferred: () => void = () => {};
+  const q2 = new WorkQueue({
+    concurrency: 4,
+    process: async (k, deferred) => {
+      if (deferred) await new Promise<void>((r) => (releaseDeferred = r));
+      else answers.besideDeferred = q2.alone(k);
+    },
+    onError: () => {},
+  });
+  q2.resume();
+  q2.addDeferred('status');
+  await tick(5);
+  q2.add('change');
+  await tick(5);
+  releaseDeferred();
+  await q2.idle();
+  assert.is(answers.besideDeferred, true, 'a status write in flight delays nothing a change does');
+});
