@@ -22,6 +22,7 @@ import {
   serviceImportName,
 } from '../names';
 import type { ReconcilerConfig, ReconcilerPort, ReconcilerService } from './config';
+import { normalizedLabelProblem } from './normalized-label';
 import {
   canonicalJson,
   parseTime,
@@ -609,6 +610,10 @@ function labelProblem(config: ReconcilerConfig, hash: string, e: CachedExport): 
   if (!li || typeof li.normalizedLabel !== 'string') return 'spec.labelIdentity.normalizedLabel is missing';
   const actual = labelIdentityHash(li.normalizedLabel);
   if (actual !== hash) return `the normalized label hashes to ${actual}, not ${hash}`;
+  // Antrea's leader relays any label, and antrea-controller in every member misreads a malformed
+  // one or panics on it (antrea-io/antrea#8385): refused here, it never gets an ID or an import.
+  const form = normalizedLabelProblem(li.normalizedLabel);
+  if (form) return `spec.labelIdentity.normalizedLabel is not a label as Antrea's member writes it: ${form}`;
   return undefined;
 }
 
@@ -642,8 +647,11 @@ export function reconcileLabel(input: LabelInputs): Outcome {
     if (desired !== undefined || !inp.existing?.deleting)
       actions.push(...importActions(inp.hash, inp.existing, desired, inp.sameSpec));
   }
-  // Antrea's leader writes no status on label exports; a refusal is written all the same, and
-  // cleared once the export is accepted.
+  // Antrea's leader writes no status on label exports. The reconciler refuses some (another
+  // cluster's, a name or hash that does not match, a malformed label), and the export's status is
+  // the one place in the leader where the member's owner sees why the label got no ID and stretched
+  // policies never select those Pods; so a refusal is written, as for Service exports, and cleared
+  // once the export is accepted. An accepted export gets no status, as with Antrea.
   for (const e of inp.exports) actions.push(...statusAction(e, why.get(e.name), inp.now, true));
   for (const e of inp.exports) actions.push(...releaseAction(e));
   return { actions, refused: refusals(inp.exports, why) };

@@ -6,7 +6,13 @@
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { announceName, clusterInfoName, labelIdentityHash, serviceExportName } from '../../lib/names';
+import {
+  announceName,
+  clusterInfoName,
+  labelIdentityExportName,
+  labelIdentityHash,
+  serviceExportName,
+} from '../../lib/names';
 import { cluster, service, type ModelDraft } from '../helpers/models';
 import type { Cluster } from '../kube/cluster';
 import { request, stopAll } from '../kube/cluster';
@@ -325,6 +331,46 @@ export function flowsSuite(title: string, prefix: string, driver: ReconcilerDriv
       await c.west.exportLabel(L('e'));
       const e = (await labelIds(c, [L('e')])).get(L('e'))!;
       assert.not.ok([...after.values()].includes(e), `the new label got ${e}, not a freed or used ID`);
+    },
+  );
+
+  flows(
+    "fails GIVEN a member's malformed label export beside its good one THEN the malformed one is refused with a status and a log line, gets no import, and every other label import stays as it was",
+    async () => {
+      const c = await context();
+      const held = [L('a'), L('c'), L('d'), L('e')];
+      const before = await labelIds(c, held);
+      const refusedBefore = metricSum(await c.rec.metrics(), REFUSED);
+      const logsBefore = c.rec.logs.length;
+      // Two '&pod:': Antrea's leader would relay it and antrea-controller in every member misreads or
+      // panics on it (antrea-io/antrea#8385). Admission lets it through (its name is the member's).
+      const bad = `${L('f')}&pod:app=g`;
+      const name = labelIdentityExportName('west', labelIdentityHash(bad));
+      await Promise.all([c.west.exportLabel(bad), c.west.exportLabel(L('g'))]);
+      const cond = await untilCondition(c, name, 'Failure', /it has "&pod:" more than once$/);
+      assert.is(cond.reason, 'ConvergeFailure');
+      assert.match(cond.message!, /normalizedLabel is not a label as Antrea's member writes it/);
+      assert.is(await get(c, 'resourceimports', labelIdentityHash(bad)), undefined, 'no import');
+      const after = await labelIds(c, [...held, L('g')]);
+      for (const [l, id] of before) assert.is(after.get(l), id, `${l} keeps its ID`);
+      assert.not.ok([...before.values()].includes(after.get(L('g'))!), 'the good label got an ID of its own');
+      const good = await get(
+        c,
+        'resourceexports',
+        labelIdentityExportName('west', labelIdentityHash(L('g'))),
+      );
+      assert.is(good!.status, undefined, 'an accepted label export gets no status (as Antrea)');
+      await eventually(
+        'an "export refused" log line',
+        async () =>
+          c.rec.logs.slice(logsBefore).some((l) => l.msg === 'export refused' && l.export === name) ||
+          undefined,
+        30_000,
+      );
+      assert.ok(metricSum(await c.rec.metrics(), REFUSED) > refusedBefore, 'counted as a refusal');
+      assert.is(await get(c, 'resourceimports', labelIdentityHash(bad)), undefined, 'still no import');
+      await c.west.withdrawLabel(bad);
+      await untilGone(c, 'resourceexports', name);
     },
   );
 

@@ -899,6 +899,78 @@ test('GIVEN accepted label exports WHEN reconciled THEN no status is written (An
   assert.is((o.actions[0] as { condition: { type: string } }).condition.type, 'Succeeded');
 });
 
+// A label antrea-controller would panic on (antrea-io/antrea#8385): two '&pod:', named by its own hash.
+const BAD_LABEL = 'ns:kubernetes.io/metadata.name=demo&pod:app=web&pod:x';
+const BAD_HASH = labelIdentityHash(BAD_LABEL);
+
+test('fails GIVEN a malformed label export beside a good one from another member THEN it gets no ID, no import and a Failure status; the good label is imported as ever', () => {
+  const a = ids();
+  const label = (hash: string, exports: CachedExport[], existing?: CachedImport) =>
+    reconcileLabel({ config, hash, exports, existing, ids: a, sameSpec, now: NOW });
+  const bad = label(BAD_HASH, [labelExport('west', BAD_LABEL, BAD_HASH)]);
+  const good = label(HASH, [labelExport('east')]);
+  assert.equal(ops(bad.actions), [`exportStatus west-${BAD_HASH}`], 'no import for the malformed label');
+  const cond = statusOf(bad.actions, `west-${BAD_HASH}`)!;
+  assert.equal(
+    { type: cond.type, status: cond.status, reason: cond.reason },
+    { type: 'Failure', status: 'False', reason: 'ConvergeFailure' },
+  );
+  assert.match(
+    cond.message!,
+    /^ResourceExport can't be converged to ResourceImport: spec.labelIdentity.normalizedLabel is not a label as Antrea's member writes it: it has "&pod:" more than once$/,
+  );
+  assert.equal(bad.refused, [{ export: `west-${BAD_HASH}`, why: cond.message!.replace(/^[^:]*: /, '') }]);
+  assert.equal(good.actions, [
+    {
+      op: 'createImport',
+      name: HASH,
+      spec: { kind: 'LabelIdentity', labelIdentity: { label: LABEL, id: 7 } },
+    },
+  ]);
+  assert.equal(good.refused, []);
+  assert.equal(a.given, [7], 'an ID for the good label only');
+});
+
+test('fails GIVEN an import already made for a malformed label (by an earlier leader) THEN it is deleted, not kept from the export', () => {
+  const existing = imp(BAD_HASH, { kind: 'LabelIdentity', labelIdentity: { label: BAD_LABEL, id: 42 } });
+  const a = ids({ 42: BAD_HASH });
+  const o = reconcileLabel({
+    config,
+    hash: BAD_HASH,
+    exports: [labelExport('west', BAD_LABEL, BAD_HASH)],
+    existing,
+    ids: a,
+    sameSpec,
+    now: NOW,
+  });
+  assert.equal(ops(o.actions), [`deleteImport ${BAD_HASH}`, `exportStatus west-${BAD_HASH}`]);
+  assert.equal(a.given, []);
+});
+
+test('GIVEN a refused malformed label export already carrying its Failure THEN nothing is written again', () => {
+  const first = reconcileLabel({
+    config,
+    hash: BAD_HASH,
+    exports: [labelExport('west', BAD_LABEL, BAD_HASH)],
+    existing: undefined,
+    ids: ids(),
+    sameSpec,
+    now: NOW,
+  });
+  const condition = statusOf(first.actions, `west-${BAD_HASH}`);
+  const o = reconcileLabel({
+    config,
+    hash: BAD_HASH,
+    exports: [labelExport('west', BAD_LABEL, BAD_HASH, { condition })],
+    existing: undefined,
+    ids: ids(),
+    sameSpec,
+    now: NOW,
+  });
+  assert.equal(o.actions, []);
+  assert.is(o.refused.length, 1, 'still refused (the edge logs only on a status write)');
+});
+
 // Members
 
 function announce(
