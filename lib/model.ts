@@ -223,6 +223,55 @@ export interface ClusterProps {
    * @default false
    */
   readonly enableStretchedNetworkPolicy?: boolean;
+
+  /**
+   * Names of this member's identity, for a ClusterSet whose identities already exist under other
+   * names: `antctl mc create membertoken NAME` names the ServiceAccount, its RoleBinding and its
+   * token Secret all `NAME`; Antrea's user guide names them `member-east`, `member-east` and
+   * `member-east-token`; and each member's token Secret may have a name of its own. Adopting them
+   * as they are keeps every member connected through a migration; renaming one later is a rotation
+   * (the pull request's "After merge" block says how). Only for members.
+   * @default - `member-<id>` for all three in the leader, and `secrets.memberTokenSecretName` in the member
+   * @example { serviceAccount: 'member-east', tokenSecret: 'member-east-token' }
+   */
+  readonly memberIdentity?: MemberIdentityProps;
+}
+
+/**
+ * The names of one member's identity: in the leader namespace, the ServiceAccount the member
+ * authenticates as (annotated with its cluster ID, which Antrea's leader requires from 2.7), the
+ * RoleBinding that binds it to `antrea-mc-member-cluster-role` and its token Secret; in the member's
+ * namespace, the Secret its member ClusterSet names. Each is a DNS-1123 subdomain, and no two
+ * members share a name in the leader.
+ */
+export interface MemberIdentityProps {
+  /**
+   * The ServiceAccount in the leader namespace the member authenticates as: the member-writes
+   * admission policy knows the member by its user name, `system:serviceaccount:<leaderNamespace>:<name>`.
+   * @default - `member-<id>`
+   */
+  readonly serviceAccount?: string;
+
+  /**
+   * The RoleBinding in the leader namespace that binds the ServiceAccount to
+   * `antrea-mc-member-cluster-role`.
+   * @default - the `serviceAccount` name
+   */
+  readonly roleBinding?: string;
+
+  /**
+   * The ServiceAccount's token Secret in the leader namespace (type
+   * `kubernetes.io/service-account-token`), which `clusterset token` and External Secrets copy from.
+   * @default - the `serviceAccount` name
+   */
+  readonly tokenSecret?: string;
+
+  /**
+   * The token Secret in this member's namespace, which its member ClusterSet names
+   * (`spec.leaders[0].secret`), and `clusterset token` or External Secrets writes.
+   * @default - `secrets.memberTokenSecretName`
+   */
+  readonly memberTokenSecret?: string;
 }
 
 /** Endpoint IP type of Antrea's member controller. */
@@ -568,6 +617,7 @@ export interface StretchedPolicyProps extends PolicyProps {
 export interface SecretReferenceProps {
   /**
    * Name of the token Secret in each member's controller namespace, named by the member ClusterSet.
+   * A member's `memberIdentity.memberTokenSecret` names its own instead.
    * @default 'antrea-mc-leader-token'
    */
   readonly memberTokenSecretName?: string;

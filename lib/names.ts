@@ -98,7 +98,11 @@ export const CLUSTER_ID_ANNOTATION = 'multicluster.antrea.io/cluster-id';
 /** Finalizer Antrea's member puts on every Service/Endpoints/ClusterInfo ResourceExport. */
 export const RESOURCE_EXPORT_FINALIZER = 'resourceexport.antrea.io/finalizer';
 
-/** Name of the ServiceAccount, token Secret and RoleBinding of one member in the leader namespace. */
+/**
+ * Default name of the ServiceAccount, token Secret and RoleBinding of one member in the leader
+ * namespace; the model's `memberIdentity` names them otherwise (the plan's `identity` of each
+ * member holds the names in use).
+ */
 export function memberIdentityName(clusterId: string): string {
   return `member-${clusterId}`;
 }
@@ -188,8 +192,9 @@ export const CLUSTER_PLACEHOLDER = '{cluster}';
 
 /**
  * `member-<id>-token-reader`: the leader Role and RoleBinding that let one member's External Secrets
- * store `get` that member's token Secret (`member-<id>`) and nothing else. Derived from the member
- * identity name so that a reviewer sees which member it serves.
+ * store `get` that member's token Secret (`member-<id>` unless `memberIdentity.tokenSecret` names
+ * it) and nothing else. Derived from the cluster ID, whatever the identity is named, so that a
+ * reviewer sees which member it serves.
  */
 export function memberTokenReaderName(clusterId: string): string {
   return `${memberIdentityName(clusterId)}-token-reader`;

@@ -40,6 +40,7 @@ import {
   DEFAULT_RETIRE_MEMBERS_AFTER,
   defaultKubeConfigSecretName,
   deliveryUsers,
+  memberIdentityName,
 } from './names';
 
 export interface PlannedCluster {
@@ -54,6 +55,20 @@ export interface PlannedCluster {
   readonly enableStretchedNetworkPolicy: boolean;
   readonly isLeader: boolean;
   readonly isMember: boolean;
+  /** The names of a member's identity, defaults applied; undefined for a cluster that is no member. */
+  readonly identity: PlannedMemberIdentity | undefined;
+}
+
+/** The names of one member's identity (see MemberIdentityProps), defaults applied. */
+export interface PlannedMemberIdentity {
+  /** ServiceAccount in the leader namespace the member authenticates as. */
+  readonly serviceAccount: string;
+  /** RoleBinding in the leader namespace binding it to `antrea-mc-member-cluster-role`. */
+  readonly roleBinding: string;
+  /** The ServiceAccount's token Secret in the leader namespace. */
+  readonly tokenSecret: string;
+  /** The token Secret in the member namespace that the member ClusterSet names. */
+  readonly memberTokenSecret: string;
 }
 
 export interface PlannedPort {
@@ -170,6 +185,10 @@ export interface Plan {
   readonly baselinePolicies: readonly PlannedPolicy[];
   /** Stretched policies sorted by name. */
   readonly stretchedPolicies: readonly PlannedPolicy[];
+  /**
+   * The member token Secret of every member whose `memberIdentity` names none; each member's own is
+   * its `identity.memberTokenSecret`.
+   */
   readonly memberTokenSecretName: string;
   /** Set when members get their token Secret through External Secrets. */
   readonly externalSecrets?: PlannedExternalSecrets;
@@ -202,7 +221,25 @@ export function parseVersion(v: string): Version {
   return parsed;
 }
 
-function planCluster(c: ClusterProps, leader: string, members: ReadonlySet<string>): PlannedCluster {
+/** The names of member `c`'s identity: the model's `memberIdentity`, else the defaults. */
+export function planMemberIdentity(c: ClusterProps, memberTokenSecretName: string): PlannedMemberIdentity {
+  const x = c.memberIdentity;
+  const serviceAccount = x?.serviceAccount ?? memberIdentityName(c.id);
+  return {
+    serviceAccount,
+    roleBinding: x?.roleBinding ?? serviceAccount,
+    tokenSecret: x?.tokenSecret ?? serviceAccount,
+    memberTokenSecret: x?.memberTokenSecret ?? memberTokenSecretName,
+  };
+}
+
+function planCluster(
+  c: ClusterProps,
+  leader: string,
+  members: ReadonlySet<string>,
+  memberTokenSecretName: string,
+): PlannedCluster {
+  const isMember = members.has(c.id);
   return {
     id: c.id,
     apiServer: c.apiServer,
@@ -213,7 +250,8 @@ function planCluster(c: ClusterProps, leader: string, members: ReadonlySet<strin
     gateway: c.gateway,
     enableStretchedNetworkPolicy: c.enableStretchedNetworkPolicy ?? false,
     isLeader: c.id === leader,
-    isMember: members.has(c.id),
+    isMember,
+    identity: isMember ? planMemberIdentity(c, memberTokenSecretName) : undefined,
   };
 }
 
@@ -377,7 +415,10 @@ function planTakeOver(t: TakeOverProps | undefined): PlannedTakeOver {
 /** Builds the plan of a model that passed the checks. */
 export function plan(model: ClusterSetProps): Plan {
   const memberIds = new Set(model.members);
-  const clusters = model.clusters.map((c) => planCluster(c, model.leader, memberIds)).sort(byId);
+  const memberTokenSecretName = model.secrets?.memberTokenSecretName ?? DEFAULT_MEMBER_TOKEN_SECRET;
+  const clusters = model.clusters
+    .map((c) => planCluster(c, model.leader, memberIds, memberTokenSecretName))
+    .sort(byId);
   const leader = clusters.find((c) => c.isLeader);
   if (!leader) throw new Error(`leader "${model.leader}" is not a declared cluster`);
   const members = clusters.filter((c) => c.isMember);
@@ -416,7 +457,7 @@ export function plan(model: ClusterSetProps): Plan {
     clusterGroups: [...(model.clusterGroups ?? [])].sort(byName),
     baselinePolicies,
     stretchedPolicies,
-    memberTokenSecretName: model.secrets?.memberTokenSecretName ?? DEFAULT_MEMBER_TOKEN_SECRET,
+    memberTokenSecretName,
     ...(model.secrets?.externalSecrets
       ? { externalSecrets: planExternalSecrets(model.secrets.externalSecrets) }
       : {}),
@@ -444,4 +485,10 @@ export function plan(model: ClusterSetProps): Plan {
  */
 export function memberBundle(plan: Plan, c: PlannedCluster): boolean {
   return c.isMember && !plan.uninstall;
+}
+
+/** The names of member `m`'s identity; `m` must be a member. */
+export function identityOf(m: PlannedCluster): PlannedMemberIdentity {
+  if (!m.identity) throw new Error(`cluster "${m.id}" is no member: it has no member identity`);
+  return m.identity;
 }

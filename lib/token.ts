@@ -3,9 +3,12 @@
  * leader into the Secret the member ClusterSet names, between two kubeconfigs, without the token
  * ever reaching a terminal, a log or an error message.
  *
- * The leader's token controller fills `member-<id>` (a `kubernetes.io/service-account-token` Secret
- * the leader bundle renders with no data); Antrea's member controller reads only `ca.crt` and
- * `token` from the member Secret (antrea-mc.md §b). So exactly those two keys are written, type
+ * The leader's token controller fills the member's token Secret (`member-<id>`, or the model's
+ * `memberIdentity.tokenSecret`: a `kubernetes.io/service-account-token` Secret the leader bundle
+ * renders with no data), and the copy goes to the Secret the member ClusterSet names
+ * (`secrets.memberTokenSecretName`, or `memberIdentity.memberTokenSecret`). Antrea's member
+ * controller reads only `ca.crt` and `token` from the member Secret (antrea-mc.md §b). So exactly
+ * those two keys are written, type
  * Opaque, by server-side apply with field manager `clusterset`: running it again changes nothing,
  * and a re-issued token replaces the old one.
  *
@@ -18,8 +21,8 @@
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type V1Secret } from '@kubernetes/client-node';
 import { closest, orClosest } from './check/util';
 import { KubeconfigError, loadKubeconfig, normaliseServer } from './kubeconfig';
-import { memberIdentityName, TOKEN_SECRET_KEYS } from './names';
-import type { Plan } from './plan';
+import { TOKEN_SECRET_KEYS } from './names';
+import { identityOf, type Plan } from './plan';
 
 /** Field manager of the member Secret, so that its owner is visible in managedFields. */
 export const TOKEN_FIELD_MANAGER = 'clusterset';
@@ -228,7 +231,7 @@ export async function copyMemberToken(opts: CopyTokenOptions): Promise<CopyToken
   if (plan.externalSecrets) {
     throw new TokenError(
       `the model delivers the token Secret with External Secrets (secrets.externalSecrets): the ExternalSecret ` +
-        `${plan.memberNamespace}/${plan.memberTokenSecretName} owns it, and a copy would fight it`,
+        `${plan.memberNamespace}/${identityOf(member).memberTokenSecret} owns it, and a copy would fight it`,
       { usage: true },
     );
   }
@@ -246,9 +249,8 @@ export async function copyMemberToken(opts: CopyTokenOptions): Promise<CopyToken
     );
   }
   const leaderNs = plan.leaderNamespace;
-  const leaderSecret = memberIdentityName(member.id);
+  const { tokenSecret: leaderSecret, memberTokenSecret: name } = identityOf(member);
   const ns = plan.memberNamespace;
-  const name = plan.memberTokenSecretName;
 
   const data = await readFilled(leader, leaderNs, leaderSecret, opts.waitMs ?? 30_000, opts.pollMs ?? 500);
   const token = Buffer.from(data.token ?? '', 'base64').toString('utf8');

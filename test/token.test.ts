@@ -6,6 +6,7 @@
  * while the member is not the leader (the day-two trap: the leader's token copied into the leader).
  */
 import { spawnSync } from 'node:child_process';
+import * as http from 'node:http';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -27,7 +28,14 @@ function kubeconfig(contexts: Record<string, string>, current?: string): string 
     JSON.stringify({
       apiVersion: 'v1',
       kind: 'Config',
-      clusters: names.map((n) => ({ name: `c-${n}`, cluster: { server: contexts[n] } })),
+      // The client speaks plain HTTP (to fakeApi) only with TLS verification off.
+      clusters: names.map((n) => ({
+        name: `c-${n}`,
+        cluster: {
+          server: contexts[n],
+          ...(contexts[n]!.startsWith('http:') ? { 'insecure-skip-tls-verify': true } : {}),
+        },
+      })),
       users: [{ name: 'u', user: { token: 'not-a-token' } }],
       contexts: names.map((n) => ({ name: n, context: { cluster: `c-${n}`, user: 'u' } })),
       ...(current ? { 'current-context': current } : {}),
@@ -244,6 +252,99 @@ test('fails GIVEN a kubeconfig without the requested context THEN the error list
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+/** A stand-in API server: answers `routes` by method and path, 404 otherwise, and records each request. */
+async function fakeApi(
+  routes: Record<string, (body: string) => unknown>,
+): Promise<{ url: string; seen: string[]; close: () => void }> {
+  const seen: string[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const key = `${req.method} ${(req.url ?? '').split('?')[0]}`;
+      seen.push(key);
+      const route = routes[key];
+      res.setHeader('Content-Type', 'application/json');
+      if (!route) {
+        res.statusCode = 404;
+        res.end(JSON.stringify({ kind: 'Status', code: 404, message: 'not found' }));
+        return;
+      }
+      res.end(JSON.stringify(route(body)));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, seen, close: () => server.close() };
+}
+
+test("GIVEN west's memberIdentity (token Secret member-west-token in the leader, west-leader-token in west) WHEN copying west's token THEN it reads the one and writes the other, never a default name", async () => {
+  const m = minimalModel();
+  m.clusters[2]!.memberIdentity = {
+    serviceAccount: 'member-west',
+    tokenSecret: 'member-west-token',
+    memberTokenSecret: 'west-leader-token',
+  };
+  const b64 = (x: string) => Buffer.from(x).toString('base64');
+  const leader = await fakeApi({
+    'GET /api/v1/namespaces/antrea-multicluster/secrets/member-west-token': () => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'member-west-token', namespace: 'antrea-multicluster' },
+      type: 'kubernetes.io/service-account-token',
+      data: {
+        'ca.crt': b64('CA'),
+        token: b64('a-token-of-some-length'),
+        namespace: b64('antrea-multicluster'),
+      },
+    }),
+  });
+  const member = await fakeApi({
+    'PATCH /api/v1/namespaces/kube-system/secrets/west-leader-token': (body) => body && JSON.parse(body),
+  });
+  try {
+    const file = kubeconfig({ hub: leader.url, west: member.url });
+    const r = await copyMemberToken({
+      plan: planOf(m),
+      member: 'west',
+      leader: { kubeconfig: file },
+      memberCluster: { kubeconfig: file },
+      waitMs: 0,
+    });
+    assert.is(r.leaderSecret, 'antrea-multicluster/member-west-token');
+    assert.is(r.memberSecret, 'kube-system/west-leader-token');
+    assert.is(r.outcome, 'created');
+    assert.equal(leader.seen, ['GET /api/v1/namespaces/antrea-multicluster/secrets/member-west-token']);
+    assert.equal(member.seen, [
+      'GET /api/v1/namespaces/kube-system/secrets/west-leader-token',
+      'PATCH /api/v1/namespaces/kube-system/secrets/west-leader-token',
+    ]);
+  } finally {
+    leader.close();
+    member.close();
+  }
+});
+
+test("fails GIVEN External Secrets and west's own member token Secret WHEN copying west's token THEN the refusal names west's Secret, which its ExternalSecret owns", async () => {
+  const m = minimalModel();
+  m.clusters[2]!.memberIdentity = { memberTokenSecret: 'west-leader-token' };
+  m.secrets = {
+    externalSecrets: {
+      leaderCA: { pem: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n' },
+      auth: { serviceAccount: { name: 'antrea-mc-token-reader' } },
+      leaderUsername: 'oidc:{cluster}:reader',
+    },
+  };
+  const e = await refusal({
+    plan: planOf(m),
+    member: 'west',
+    leader: { kubeconfig: '/nonexistent' },
+    memberCluster: { kubeconfig: '/nonexistent' },
+  });
+  assert.ok(e.usage);
+  assert.match(e.message, 'the ExternalSecret kube-system/west-leader-token owns it');
 });
 
 test('GIVEN a copy result WHEN described THEN one line with names and byte counts', () => {

@@ -10,6 +10,7 @@
  * - policy-fields.ts: policy fields beyond selectors and Services (Antrea's policy webhook), ClusterGroups;
  * - networks.ts: networks, gateways, CIDRs;
  * - delivery.ts: Argo CD, Flux, the repository and member token Secrets;
+ * - member-identity.ts: the names of each member's identity (memberIdentity);
  * - labels.ts: label selectors, wherever they are;
  * - reconciler.ts: the leader's reconciler;
  * - versions.ts: the Antrea release the model names and what it supports.
@@ -21,6 +22,7 @@
 import { deliveryRules, secretRules } from './delivery';
 import { clusterRules, identityRules } from './identity';
 import { labelRules } from './labels';
+import { memberIdentityRules } from './member-identity';
 import { networkRules } from './networks';
 import { policyRules, tierRules } from './policies';
 import { clusterGroupRules, policyFieldRules } from './policy-fields';
@@ -44,6 +46,7 @@ export const RULES: readonly Rule[] = [
   ...clusterRules,
   ...deliveryRules,
   ...secretRules,
+  ...memberIdentityRules,
   ...reconcilerRules,
   ...versionRules,
 ];

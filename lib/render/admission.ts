@@ -148,7 +148,7 @@ const EXPORT_PAYLOADS: readonly { kind: string; field: string; message: string }
 export function renderMemberWritesPolicy(scope: Sink, plan: Plan): void {
   const name = memberWritesPolicyName(plan);
   const idByUser = plan.members
-    .map((m) => `${celString(memberUsername(plan, m.id))}: ${celString(m.id)}`)
+    .map((m) => `${celString(memberUsername(plan, m))}: ${celString(m.id)}`)
     .join(', ');
   const obj = 'variables.obj';
   const id = 'variables.clusterID';

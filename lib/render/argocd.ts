@@ -29,8 +29,9 @@
  * does not. (Proven on real API servers by test/e2e/removal.test.ts.)
  */
 import { Application, type ApplicationSpecIgnoreDifferences } from '../../generated/application';
-import { deliveryObjectName, memberIdentityName } from '../names';
+import { deliveryObjectName } from '../names';
 import {
+  identityOf,
   memberBundle,
   type Plan,
   type PlannedArgoCd,
@@ -101,7 +102,7 @@ export function ignoreDifferences(plan: Plan, c: PlannedCluster): ApplicationSpe
       out.push({
         kind: 'Secret',
         namespace: plan.leaderNamespace,
-        name: memberIdentityName(m.id),
+        name: identityOf(m).tokenSecret,
         jsonPointers: ['/data', '/metadata/annotations/kubernetes.io~1service-account.uid'],
       });
     }

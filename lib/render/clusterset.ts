@@ -12,7 +12,7 @@
  */
 import { FEATURES, hasFeature } from '../antrea-releases';
 import { ClusterSet, ClusterSetV1Alpha2 } from '../../generated/clusterset';
-import type { Plan, PlannedCluster } from '../plan';
+import { identityOf, type Plan, type PlannedCluster } from '../plan';
 import { meta, put, type Sink } from './util';
 
 /** Antrea reads ClusterSet v1alpha2 (with spec.clusterID) from 1.13 on. */
@@ -35,7 +35,7 @@ export function renderMemberClusterSet(scope: Sink, plan: Plan, member: PlannedC
   const metadata = meta(plan.clusterSetId, plan.memberNamespace);
   const leader = {
     clusterId: plan.leader.id,
-    secret: plan.memberTokenSecretName,
+    secret: identityOf(member).memberTokenSecret,
     server: plan.leader.apiServer,
   };
   if (!usesClusterSetV1Alpha2(plan)) {

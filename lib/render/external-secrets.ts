@@ -25,9 +25,9 @@ import {
   SecretStore,
   SecretStoreSpecProviderKubernetesServerCaProviderType,
 } from '../../generated/secretstore';
-import { memberIdentityName, memberTokenReaderName, TOKEN_SECRET_KEYS } from '../names';
+import { memberTokenReaderName, TOKEN_SECRET_KEYS } from '../names';
 import type { Plan, PlannedCluster, PlannedExternalSecrets } from '../plan';
-import { storeUsername } from '../plan';
+import { identityOf, storeUsername } from '../plan';
 import { SYNC_WAVE, meta, put, type Sink } from './util';
 
 /**
@@ -88,14 +88,14 @@ export function renderMemberExternalSecret(scope: Sink, plan: Plan, member: Plan
       },
     },
   });
-  const leaderSecret = memberIdentityName(member.id);
+  const { tokenSecret: leaderSecret, memberTokenSecret } = identityOf(member);
   put(scope, ExternalSecret, {
-    metadata: meta(plan.memberTokenSecretName, ns, wave),
+    metadata: meta(memberTokenSecret, ns, wave),
     spec: {
       refreshInterval: x.refreshInterval,
       secretStoreRef: { kind: ExternalSecretSpecSecretStoreRefKind.SECRET_STORE, name: x.storeName },
       target: {
-        name: plan.memberTokenSecretName,
+        name: memberTokenSecret,
         // Owner: External Secrets creates the Secret in one write, with every key or not at all.
         // Retain: if the leader Secret goes away, the last good token stays (no empty or half Secret).
         creationPolicy: ExternalSecretSpecTargetCreationPolicy.OWNER,
@@ -109,7 +109,10 @@ export function renderMemberExternalSecret(scope: Sink, plan: Plan, member: Plan
   });
 }
 
-/** In the leader: `member-<id>-token-reader`, `get` on `member-<id>` only, bound to the store's user. */
+/**
+ * In the leader: `member-<id>-token-reader`, `get` on that member's token Secret only (`member-<id>`
+ * unless `memberIdentity.tokenSecret` names it), bound to the store's user.
+ */
 export function renderTokenReaderAccess(scope: Sink, plan: Plan, member: PlannedCluster): void {
   const ns = plan.leaderNamespace;
   const name = memberTokenReaderName(member.id);
@@ -119,7 +122,7 @@ export function renderTokenReaderAccess(scope: Sink, plan: Plan, member: Planned
       {
         apiGroups: [''],
         resources: ['secrets'],
-        resourceNames: [memberIdentityName(member.id)],
+        resourceNames: [identityOf(member).tokenSecret],
         verbs: ['get'],
       },
     ],

@@ -1,11 +1,12 @@
 /**
  * Member identities in the leader (Antrea ≥ 2.7 requires one per member): Antrea's member Role
  * less the status writes its member never makes, and per member a ServiceAccount annotated with the
- * cluster ID, a token Secret with no data (the API server fills it), and a RoleBinding.
+ * cluster ID, a token Secret with no data (the API server fills it), and a RoleBinding, named
+ * `member-<id>` or as the model's `memberIdentity` says (PlannedMemberIdentity).
  */
 import { k8s } from 'cdk8s-plus-33';
-import { CLUSTER_ID_ANNOTATION, MEMBER_ROLE, memberIdentityName } from '../names';
-import type { Plan, PlannedCluster } from '../plan';
+import { CLUSTER_ID_ANNOTATION, MEMBER_ROLE } from '../names';
+import { identityOf, type Plan, type PlannedCluster } from '../plan';
 import { meta, put, type Sink } from './util';
 
 const MC = 'multicluster.crd.antrea.io';
@@ -35,24 +36,26 @@ export function renderMemberRole(scope: Sink, plan: Plan): void {
 }
 
 /** The ServiceAccount username of a member identity, as admission sees it. */
-export function memberUsername(plan: Plan, memberId: string): string {
-  return `system:serviceaccount:${plan.leaderNamespace}:${memberIdentityName(memberId)}`;
+export function memberUsername(plan: Plan, member: PlannedCluster): string {
+  return `system:serviceaccount:${plan.leaderNamespace}:${identityOf(member).serviceAccount}`;
 }
 
 export function renderMemberIdentity(scope: Sink, plan: Plan, member: PlannedCluster): void {
-  const name = memberIdentityName(member.id);
+  const { serviceAccount, roleBinding, tokenSecret } = identityOf(member);
   const ns = plan.leaderNamespace;
   put(scope, k8s.KubeServiceAccount, {
-    metadata: meta(name, ns, { annotations: { [CLUSTER_ID_ANNOTATION]: member.id } }),
+    metadata: meta(serviceAccount, ns, { annotations: { [CLUSTER_ID_ANNOTATION]: member.id } }),
   });
   // No data: the token controller fills it. Nothing secret is ever rendered.
   put(scope, k8s.KubeSecret, {
-    metadata: meta(name, ns, { annotations: { 'kubernetes.io/service-account.name': name } }),
+    metadata: meta(tokenSecret, ns, {
+      annotations: { 'kubernetes.io/service-account.name': serviceAccount },
+    }),
     type: 'kubernetes.io/service-account-token',
   });
   put(scope, k8s.KubeRoleBinding, {
-    metadata: meta(name, ns),
+    metadata: meta(roleBinding, ns),
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: MEMBER_ROLE },
-    subjects: [{ kind: 'ServiceAccount', name, namespace: ns }],
+    subjects: [{ kind: 'ServiceAccount', name: serviceAccount, namespace: ns }],
   });
 }

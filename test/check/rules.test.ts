@@ -1038,6 +1038,101 @@ const CASES: Record<string, readonly Case[]> = {
       path: 'secrets.externalSecrets.auth.tokenSecret.name',
     },
   ],
+  'member-identity-names': [
+    {
+      when: 'a member ServiceAccount name has an uppercase letter',
+      mutate: (m) => void (m.clusters[1]!.memberIdentity = { serviceAccount: 'Member-East' }),
+      path: 'clusters[1].memberIdentity.serviceAccount',
+    },
+    {
+      when: "a member's token Secret in the leader has a '_'",
+      mutate: (m) => void (m.clusters[1]!.memberIdentity = { tokenSecret: 'member_east_token' }),
+      path: 'clusters[1].memberIdentity.tokenSecret',
+    },
+    {
+      when: 'a RoleBinding name is 254 characters long',
+      mutate: (m) => void (m.clusters[2]!.memberIdentity = { roleBinding: 'r'.repeat(254) }),
+      path: 'clusters[2].memberIdentity.roleBinding',
+    },
+    {
+      when: "a member's own token Secret name ends with '-'",
+      mutate: (m) => void (m.clusters[3]!.memberIdentity = { memberTokenSecret: 'leader-token-' }),
+      path: 'clusters[3].memberIdentity.memberTokenSecret',
+    },
+  ],
+  'member-identity-not-member': [
+    {
+      when: 'the leader, which is no member, has a memberIdentity',
+      mutate: (m) => void (m.clusters[0]!.memberIdentity = { serviceAccount: 'member-hub' }),
+      path: 'clusters[0].memberIdentity',
+    },
+  ],
+  'member-identity-duplicate': [
+    {
+      when: "east's ServiceAccount is west's default one",
+      mutate: (m) => void (m.clusters[1]!.memberIdentity = { serviceAccount: 'member-west' }),
+      path: 'clusters[1].memberIdentity.serviceAccount',
+    },
+    {
+      when: 'two members name one RoleBinding (each with its own ServiceAccount)',
+      mutate: (m) => {
+        m.clusters[1]!.memberIdentity = { roleBinding: 'members' };
+        m.clusters[2]!.memberIdentity = { roleBinding: 'members' };
+      },
+      path: 'clusters[2].memberIdentity.roleBinding',
+    },
+    {
+      when: "north's token Secret in the leader is east's default",
+      mutate: (m) => void (m.clusters[2]!.memberIdentity = { tokenSecret: 'member-east' }),
+      path: 'clusters[2].memberIdentity.tokenSecret',
+    },
+  ],
+  'member-identity-reserved': [
+    {
+      when: "a member's ServiceAccount is the reconciler's",
+      mutate: (m) => void (m.clusters[1]!.memberIdentity = { serviceAccount: 'clusterset-reconciler' }),
+      path: 'clusters[1].memberIdentity.serviceAccount',
+    },
+    {
+      when: "a member's RoleBinding is another member's token-reader RoleBinding (External Secrets)",
+      mutate: (m) => {
+        withExternalSecrets(m);
+        m.clusters[1]!.memberIdentity = { roleBinding: 'member-west-token-reader' };
+      },
+      path: 'clusters[1].memberIdentity.roleBinding',
+    },
+    {
+      when: "a member's token Secret in the leader is an image pull Secret",
+      mutate: (m) => {
+        m.reconciler = { imagePullSecrets: ['registry'] };
+        m.clusters[3]!.memberIdentity = { serviceAccount: 'registry' };
+      },
+      path: 'clusters[3].memberIdentity.serviceAccount',
+    },
+  ],
+  'member-token-secret-clash': [
+    {
+      when: "a member's own token Secret is the External Secrets store's bootstrap token",
+      mutate: (m) => {
+        withExternalSecrets(m).auth = { tokenSecret: { name: 'leader-reader' } };
+        m.clusters[2]!.memberIdentity = { memberTokenSecret: 'leader-reader' };
+      },
+      path: 'clusters[2].memberIdentity.memberTokenSecret',
+    },
+    {
+      when: "a member's own token Secret is an image pull Secret",
+      mutate: (m) => {
+        m.reconciler = { imagePullSecrets: ['registry'] };
+        m.clusters[1]!.memberIdentity = { memberTokenSecret: 'registry' };
+      },
+      path: 'clusters[1].memberIdentity.memberTokenSecret',
+    },
+    {
+      when: 'the default member token Secret is an image pull Secret',
+      mutate: (m) => void (m.reconciler = { imagePullSecrets: ['antrea-mc-leader-token'] }),
+      path: 'reconciler.imagePullSecrets[0]',
+    },
+  ],
   'external-secrets-refresh-interval': [
     {
       when: 'the refresh interval is "0", which syncs only once',
@@ -1498,6 +1593,53 @@ test('fails with network-gateway-missing: GIVEN "west" without gateway WHEN chec
   const [d] = at(checkModel(broken(CASES['network-gateway-missing']![0]!.mutate)), 'network-gateway-missing');
   assert.match(d!.message, 'cluster "west" (clusters[3]) on network "dc2" has no gateway nodes');
   assert.match(d!.message, 'imports Service "prod/web" from cluster "east" (clusters[1]) on network "dc1"');
+});
+
+test("GIVEN members whose identities antctl and the user guide's kubectl route made WHEN memberIdentity adopts them THEN there is no diagnostic", () => {
+  const m = baseModel();
+  // `antctl mc create membertoken east-token`: ServiceAccount, RoleBinding and Secret all east-token.
+  m.clusters[1]!.memberIdentity = { serviceAccount: 'east-token', memberTokenSecret: 'east-leader-token' };
+  // The user guide: ServiceAccount and RoleBinding member-west, Secret member-west-token.
+  m.clusters[3]!.memberIdentity = { serviceAccount: 'member-west', tokenSecret: 'member-west-token' };
+  assert.equal(checkModel(m), []);
+});
+
+test("fails with member-identity-duplicate once: GIVEN east's ServiceAccount is west's default WHEN checked THEN one diagnostic names west and where its name comes from, not three", () => {
+  const ds = at(
+    checkModel(broken((m) => void (m.clusters[1]!.memberIdentity = { serviceAccount: 'member-west' }))),
+    'member-identity-duplicate',
+  );
+  assert.is(ds.length, 1, JSON.stringify(ds));
+  assert.is(ds[0]!.path, 'clusters[1].memberIdentity.serviceAccount');
+  assert.match(
+    ds[0]!.message,
+    'ServiceAccount "member-west" is also the ServiceAccount of member "west" (clusters[3].id)',
+  );
+  assert.match(ds[0]!.fix, '"member-east"');
+});
+
+test('fails with member-identity-duplicate: GIVEN two members that name one ServiceAccount but each its own RoleBinding and token Secret THEN only the ServiceAccount is reported, at the second', () => {
+  const ds = at(
+    checkModel(
+      broken((m) => {
+        m.clusters[1]!.memberIdentity = {
+          serviceAccount: 'shared',
+          roleBinding: 'east',
+          tokenSecret: 'east',
+        };
+        m.clusters[2]!.memberIdentity = {
+          serviceAccount: 'shared',
+          roleBinding: 'north',
+          tokenSecret: 'north',
+        };
+      }),
+    ),
+    'member-identity-duplicate',
+  );
+  assert.equal(
+    ds.map((d) => d.path),
+    ['clusters[2].memberIdentity.serviceAccount'],
+  );
 });
 
 test('fails with cluster-id-format: GIVEN "East_1" WHEN checked THEN the fix suggests a valid ID', () => {

@@ -77,6 +77,23 @@ test('THEN member-writes maps every member ServiceAccount username to its cluste
   }
 });
 
+test("GIVEN members whose identities carry other names (antctl's, the user guide's) THEN member-writes knows each by its own ServiceAccount, and no default name is left", () => {
+  const m = minimalModel();
+  m.clusters[1]!.memberIdentity = { serviceAccount: 'east-token' };
+  m.clusters[2]!.memberIdentity = { serviceAccount: 'member-west', tokenSecret: 'member-west-token' };
+  const vap = only(renderAll(m), 'ValidatingAdmissionPolicy', 'antrea-multicluster-member-writes');
+  const s = text(vap);
+  for (const [sa, id] of [
+    ['east-token', 'east'],
+    ['member-west', 'west'],
+  ]) {
+    const pair = `${celString(`system:serviceaccount:antrea-multicluster:${sa}`)}: ${celString(id!)}`;
+    assert.ok(s.includes(JSON.stringify(pair).slice(1, -1)), `pair for ${id}`);
+  }
+  assert.not.ok(s.includes('member-east'), 'the default name of east is gone');
+  assert.not.ok(s.includes('member-west-token'), 'the token Secret is no user');
+});
+
 test('THEN member-writes covers announces, exports and their status, and import status, on create, update and delete', () => {
   const vap = only(renderAll(), 'ValidatingAdmissionPolicy', 'antrea-multicluster-member-writes');
   const rules = (vap.spec as { matchConstraints: { resourceRules: unknown[] } }).matchConstraints

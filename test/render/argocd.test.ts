@@ -202,6 +202,17 @@ test('GIVEN a dual-role leader WHEN rendered THEN one Application in wave 0 igno
   ]);
 });
 
+test('GIVEN a member whose token Secret in the leader is named otherwise WHEN rendered THEN the leader ignores the data of that Secret, by its name', () => {
+  const m = withDelivery(minimalModel());
+  m.clusters[1]!.memberIdentity = { serviceAccount: 'east-token' };
+  m.clusters[2]!.memberIdentity = { serviceAccount: 'member-west', tokenSecret: 'member-west-token' };
+  const ids = spec(only(apps(m), 'Application', 'test-set-hub')).ignoreDifferences ?? [];
+  assert.equal(
+    ids.filter((d) => d.kind === 'Secret').map((d) => d.name),
+    ['east-token', 'member-west-token'],
+  );
+});
+
 test('GIVEN Argo CD turned off WHEN rendered THEN no argocd folder, Flux still there', () => {
   const f = folders(withDelivery(minimalModel(), { argocd: { enabled: false } }));
   assert.equal([...f.keys()], ['flux']);

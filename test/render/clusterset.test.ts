@@ -64,6 +64,22 @@ test('GIVEN custom namespaces and token Secret name THEN the member ClusterSet u
   assert.is(spec.leaders[0]!.secret, 'leader-token');
 });
 
+test("GIVEN west's memberIdentity.memberTokenSecret THEN west's member ClusterSet names that Secret and east's the shared one", () => {
+  const m = minimalModel();
+  m.secrets = { memberTokenSecretName: 'leader-token' };
+  m.clusters[2]!.memberIdentity = { serviceAccount: 'member-west', memberTokenSecret: 'member-west-token' };
+  const p = planOf(m);
+  const secretOf = (id: string) =>
+    (
+      only(
+        renderInto((s) => renderMemberClusterSet(s, p, memberOf(p, id))),
+        'ClusterSet',
+      ).spec as { leaders: { secret: string }[] }
+    ).leaders[0]!.secret;
+  assert.is(secretOf('west'), 'member-west-token');
+  assert.is(secretOf('east'), 'leader-token');
+});
+
 test('GIVEN a dual-role leader THEN its leader and member ClusterSets share a name but live in different namespaces', () => {
   const p = planOf(dualRoleModel());
   const objs = renderInto((s) => {

@@ -150,6 +150,34 @@ test('GIVEN External Secrets WHEN the leader renders a member THEN a Role gets e
   ]);
 });
 
+test("GIVEN memberIdentity names for west WHEN External Secrets renders THEN west's ExternalSecret writes its own Secret from its own leader Secret, the leader lets its store read exactly that one, and east keeps the defaults", () => {
+  const m = esoModel();
+  m.clusters[2]!.memberIdentity = {
+    serviceAccount: 'member-west',
+    tokenSecret: 'member-west-token',
+    memberTokenSecret: 'west-leader-token',
+  };
+  const es = only(member(m, 'west'), 'ExternalSecret');
+  assert.is(es.metadata.name, 'west-leader-token');
+  const spec = es.spec as { target: { name: string }; data: { remoteRef: { key: string } }[] };
+  assert.is(spec.target.name, 'west-leader-token');
+  assert.equal(
+    spec.data.map((d) => d.remoteRef.key),
+    ['member-west-token', 'member-west-token'],
+  );
+  const p = planOf(m);
+  const role = only(
+    renderInto((s) => renderTokenReaderAccess(s, p, memberOf(p, 'west'))),
+    'Role',
+  );
+  // The reader keeps its name after the cluster ID: it is clusterset's own object.
+  assert.is(role.metadata.name, 'member-west-token-reader');
+  assert.equal((role.rules as { resourceNames: string[] }[])[0]!.resourceNames, ['member-west-token']);
+  const east = only(member(m, 'east'), 'ExternalSecret');
+  assert.is(east.metadata.name, 'antrea-mc-leader-token');
+  assert.match(JSON.stringify(east.spec), /"key":"member-east"/);
+});
+
 test('GIVEN a leader that is also a member with ServiceAccount auth THEN its reader is its own ServiceAccount, not the template', () => {
   const p = planOf(esoModel(dualRoleModel()));
   const rb = only(

@@ -89,7 +89,49 @@ test('GIVEN a dual-role leader THEN the leader gets a member identity of its own
 test('THEN the member username is the ServiceAccount username in the leader namespace', () => {
   const m = minimalModel();
   m.leaderNamespace = 'mc-leader';
-  assert.is(memberUsername(planOf(m), 'east'), 'system:serviceaccount:mc-leader:member-east');
+  const p = planOf(m);
+  assert.is(memberUsername(p, memberOf(p, 'east')), 'system:serviceaccount:mc-leader:member-east');
+});
+
+/** GIVEN `minimalModel` whose `east` keeps the identity `antctl mc create membertoken` made, and `west` the user guide's. */
+function adoptedModel() {
+  const m = minimalModel();
+  m.clusters[1]!.memberIdentity = { serviceAccount: 'east-token', memberTokenSecret: 'east-leader-token' };
+  m.clusters[2]!.memberIdentity = { serviceAccount: 'member-west', tokenSecret: 'member-west-token' };
+  return m;
+}
+
+test('GIVEN memberIdentity.serviceAccount alone THEN the ServiceAccount, its token Secret and RoleBinding all carry that name', () => {
+  const objs = identity('east', adoptedModel());
+  assert.equal(objs.map((o) => `${o.kind}/${o.metadata.name}`).sort(), [
+    'RoleBinding/east-token',
+    'Secret/east-token',
+    'ServiceAccount/east-token',
+  ]);
+  assert.equal(only(objs, 'Secret').metadata.annotations, {
+    'kubernetes.io/service-account.name': 'east-token',
+  });
+  assert.equal(only(objs, 'RoleBinding').subjects, [
+    { kind: 'ServiceAccount', name: 'east-token', namespace: 'antrea-multicluster' },
+  ]);
+  assert.is(only(objs, 'ServiceAccount').metadata.annotations?.['multicluster.antrea.io/cluster-id'], 'east');
+});
+
+test("GIVEN the user guide's names (ServiceAccount and RoleBinding member-west, Secret member-west-token) THEN each object carries its own", () => {
+  const m = adoptedModel();
+  m.clusters[2]!.memberIdentity!.roleBinding = 'member-west-binding';
+  const objs = identity('west', m);
+  assert.is(only(objs, 'ServiceAccount').metadata.name, 'member-west');
+  assert.is(only(objs, 'RoleBinding').metadata.name, 'member-west-binding');
+  assert.equal(only(objs, 'RoleBinding').subjects, [
+    { kind: 'ServiceAccount', name: 'member-west', namespace: 'antrea-multicluster' },
+  ]);
+  assert.is(only(objs, 'Secret').metadata.name, 'member-west-token');
+  assert.equal(only(objs, 'Secret').metadata.annotations, {
+    'kubernetes.io/service-account.name': 'member-west',
+  });
+  const p = planOf(m);
+  assert.is(memberUsername(p, memberOf(p, 'west')), 'system:serviceaccount:antrea-multicluster:member-west');
 });
 
 test('THEN every object is a known built-in kind for validation', () => {
