@@ -384,8 +384,8 @@ export class Controller {
    * wait behind every other key (the queue's deferred lane): when the key comes round there, its
    * outcome is computed again and applied whole, the status writes at once. Imports (what members
    * act on) are so never queued behind statuses (what only people read) in a burst. A key alone in
-   * the queue (a change on its own) writes its statuses at once, right after its import, as Antrea's
-   * leader does.
+   * the queue (a change on its own) writes its statuses at once: its refusals beside its import
+   * writes, the rest right after them, as Antrea's leader does.
    */
   private async process(key: string, deferred: boolean): Promise<{ requeueAfterMs?: number }> {
     const type = key.split('/')[0]!;
@@ -404,15 +404,28 @@ export class Controller {
         }
       }
       const refused = new Map(outcome.refused.map((r) => [r.export, r.why]));
-      const statuses: Action[] = [];
-      for (const a of outcome.actions) {
-        if (a.op === 'exportStatus' || a.op === 'importStatus') {
-          statuses.push(a);
-          continue;
-        }
-        if (!this.elector.isLeader()) throw new NotLeader();
-        await this.apply(key, a, refused);
-      }
+      const isStatus = (a: Action) => a.op === 'exportStatus' || a.op === 'importStatus';
+      // A change alone writes its refusals beside its other writes: a refusal holds whatever the
+      // import becomes, while a Succeeded (or an import's status) follows the import it describes.
+      const refusals =
+        !deferred && this.queue.alone(key)
+          ? outcome.actions.filter((a) => a.op === 'exportStatus' && a.condition.type === 'Failure')
+          : [];
+      const early = Promise.allSettled(refusals.map((a) => this.apply(key, a, refused)));
+      const statuses = outcome.actions.filter((a) => isStatus(a) && !refusals.includes(a));
+      const [writes] = await Promise.allSettled([
+        (async () => {
+          for (const a of outcome.actions) {
+            if (isStatus(a)) continue;
+            if (!this.elector.isLeader()) throw new NotLeader();
+            await this.apply(key, a, refused);
+          }
+        })(),
+        early,
+      ]);
+      if (writes!.status === 'rejected') throw writes!.reason;
+      const failedRefusal = (await early).find((d): d is PromiseRejectedResult => d.status === 'rejected');
+      if (failedRefusal) throw failedRefusal.reason;
       if (statuses.length > 0 && !deferred && !this.queue.alone(key)) this.queue.addDeferred(key);
       else if (statuses.length > 0) {
         if (!this.elector.isLeader()) throw new NotLeader();
