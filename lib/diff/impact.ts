@@ -6,7 +6,9 @@
  * member controller settings, admission policies and delivery objects.
  *
  * What each object means comes from lib/render/* and lib/names.ts: the leader holds the member
- * identities (`member-<id>` ServiceAccount, token Secret, RoleBinding) and the compiled
+ * identities (a ServiceAccount annotated with the member's cluster ID, its token Secret and its
+ * RoleBinding to Antrea's member Role: `member-<id>` unless the model's `memberIdentity` names them
+ * otherwise, so they are found by what they say, not by name) and the compiled
  * ResourceImports (`<ns>-<name>-service`, `<policy>-antreaclusternetworkpolicy`) that every member
  * imports; members hold their ClusterSet, controller settings, identity, ServiceExports, Tiers and
  * stretched policies.
@@ -16,6 +18,9 @@ import {
   type AfterMerge,
   type DeliveryFolders,
   type GatewayChange,
+  type IdentityNames,
+  type IdentityRotation,
+  type LeaderSync,
   type Uninstall,
   afterMerge,
   restartJob,
@@ -28,6 +33,7 @@ import {
   MEMBER_CONTROLLER_CONFIG,
   MEMBER_CONTROLLER_DEPLOYMENT,
   MEMBER_RESTART_NAME,
+  MEMBER_ROLE,
   memberIdentityName,
 } from '../names';
 import { EXPECTED_MEMBER_CONFIG_ANNOTATION } from '../render/member-restart';
@@ -125,6 +131,41 @@ interface Facts {
   members: Set<string>;
   /** `ns/name` → exporting clusters */
   exports: Map<string, Set<string>>;
+  /** Member ID → the names of its identity, read from the leader's bundle and its own ClusterSet. */
+  identities: Map<string, IdentityNames>;
+  /** Clusters whose bundle holds an ExternalSecret (their token comes by External Secrets). */
+  externalSecrets: Set<string>;
+}
+
+/** Per bundle: what each member identity object names, before the leader is known. */
+interface IdentityObjects {
+  /** ServiceAccount name → [cluster ID, namespace] (its `multicluster.antrea.io/cluster-id`). */
+  readonly accounts: Map<string, [string, string]>;
+  /** ServiceAccount name → its token Secrets (`kubernetes.io/service-account.name`). */
+  readonly secrets: Map<string, string[]>;
+  /** ServiceAccount name → the RoleBindings binding it to Antrea's member Role. */
+  readonly bindings: Map<string, string[]>;
+}
+
+function addTo(m: Map<string, string[]>, key: string, value: string): void {
+  const xs = m.get(key) ?? [];
+  xs.push(value);
+  m.set(key, xs);
+}
+
+/** What one document says of a member identity, if anything. */
+function readIdentityObject(d: Record<string, unknown>, ids: IdentityObjects): void {
+  const md = isObj(d.metadata) ? d.metadata : {};
+  const name = typeof md.name === 'string' ? md.name : undefined;
+  const annotations = isObj(md.annotations) ? md.annotations : {};
+  if (name === undefined) return;
+  if (d.kind === 'ServiceAccount' && typeof annotations[CLUSTER_ID_ANNOTATION] === 'string')
+    ids.accounts.set(name, [annotations[CLUSTER_ID_ANNOTATION], String(md.namespace ?? '')]);
+  const sa = annotations[SA_NAME_ANNOTATION];
+  if (d.kind === 'Secret' && typeof sa === 'string') addTo(ids.secrets, sa, name);
+  if (d.kind === 'RoleBinding' && isObj(d.roleRef) && d.roleRef.name === MEMBER_ROLE)
+    for (const s of list(d.subjects))
+      if (s.kind === 'ServiceAccount' && typeof s.name === 'string') addTo(ids.bindings, s.name, name);
 }
 
 function isObj(v: unknown): v is Record<string, unknown> {
@@ -160,10 +201,34 @@ function documents(content: string): unknown[] {
 }
 
 function factsOf(files: ReadonlyMap<string, string>): Facts {
-  const facts: Facts = { members: new Set(), exports: new Map(), networks: new Map() };
+  const facts: Facts = {
+    members: new Set(),
+    exports: new Map(),
+    networks: new Map(),
+    identities: new Map(),
+    externalSecrets: new Set(),
+  };
+  const identityObjects = new Map<string, IdentityObjects>();
+  /** Member ID → [its token Secret, its namespace], as its ClusterSet names it. */
+  const tokenSecrets = new Map<string, [string, string]>();
   for (const [file, content] of files) {
     const { cluster } = bundleOf(file);
     if (cluster === undefined) continue;
+    if (content.includes('kind: ExternalSecret\n')) facts.externalSecrets.add(cluster);
+    // A member identity object of the leader: cheap substring tests first, as for the rest.
+    if (
+      (content.includes('kind: ServiceAccount\n') && content.includes(CLUSTER_ID_ANNOTATION)) ||
+      (content.includes('kind: Secret\n') && content.includes(SA_NAME_ANNOTATION)) ||
+      (content.includes('kind: RoleBinding\n') && content.includes(MEMBER_ROLE))
+    ) {
+      let ids = identityObjects.get(cluster);
+      if (!ids) {
+        ids = { accounts: new Map(), secrets: new Map(), bindings: new Map() };
+        identityObjects.set(cluster, ids);
+      }
+      for (const d of documents(content)) if (isObj(d)) readIdentityObject(d, ids);
+      continue;
+    }
     const isClusterSet = content.includes('kind: ClusterSet\n');
     const isExport = content.includes('kind: ServiceExport\n');
     const isNetwork =
@@ -181,7 +246,11 @@ function factsOf(files: ReadonlyMap<string, string>): Facts {
         for (const l of list(d.spec.leaders)) {
           if (typeof l.clusterID === 'string') facts.leader = l.clusterID;
           // Only a member's ClusterSet names the Secret holding the leader token.
-          if (l.secret !== undefined) facts.members.add(cluster);
+          if (l.secret !== undefined) {
+            facts.members.add(cluster);
+            if (typeof l.secret === 'string')
+              tokenSecrets.set(cluster, [l.secret, String(d.metadata.namespace ?? '')]);
+          }
         }
       }
       if (d.kind === 'ClusterProperty' && d.metadata.name === 'network.k8s.io' && isObj(d.spec))
@@ -190,10 +259,25 @@ function factsOf(files: ReadonlyMap<string, string>): Facts {
         addExport(facts, `${String(d.metadata.namespace)}/${String(d.metadata.name)}`, cluster);
     }
   }
+  const ids = facts.leader !== undefined ? identityObjects.get(facts.leader) : undefined;
+  for (const [sa, [id, namespace]] of ids?.accounts ?? []) {
+    const [memberTokenSecret, memberNamespace] = tokenSecrets.get(id) ?? [];
+    facts.identities.set(id, {
+      serviceAccount: sa,
+      roleBinding: ids!.bindings.get(sa)?.[0],
+      tokenSecret: ids!.secrets.get(sa)?.[0],
+      memberTokenSecret,
+      leaderNamespace: namespace,
+      memberNamespace,
+    });
+  }
   return facts;
 }
 
 const sorted = (xs: Iterable<string>): string[] => [...xs].sort(cmp);
+
+/** The annotation that ties a token Secret to its ServiceAccount. */
+const SA_NAME_ANNOTATION = 'kubernetes.io/service-account.name';
 
 /**
  * Members that exchange Services with a member on another network, so need gateway Nodes (the
@@ -375,23 +459,30 @@ export function impact(
   ] as const) {
     for (const id of ids) {
       const parts: string[] = [];
-      const identity = memberIdentityName(id);
+      const names = identityNamesOf(change === 'added' ? fa : fb, id);
+      const partName: Record<string, string> = {};
       for (const o of leaderBundle?.objects ?? []) {
-        if (o.change !== change || o.name !== identity) continue;
-        const obj = o.after ?? o.before;
-        const annotations = isObj(obj?.metadata.annotations) ? obj.metadata.annotations : {};
-        if (o.kind === 'ServiceAccount' && annotations[CLUSTER_ID_ANNOTATION] === id)
-          parts.push('ServiceAccount');
-        else if (o.kind === 'Secret') parts.push('token Secret');
-        else if (o.kind === 'RoleBinding') parts.push('RoleBinding');
-        else continue;
+        if (o.change !== change) continue;
+        const part =
+          o.kind === 'ServiceAccount' && o.name === names.serviceAccount
+            ? 'ServiceAccount'
+            : o.kind === 'Secret' && o.name === names.tokenSecret
+              ? 'token Secret'
+              : o.kind === 'RoleBinding' && o.name === names.roleBinding
+                ? 'RoleBinding'
+                : undefined;
+        if (part === undefined) continue;
+        parts.push(part);
+        partName[part] = o.name;
         explained.add(o);
       }
+      const shown = IDENTITY_PARTS.filter((p) => parts.includes(p));
+      const oneName = new Set(shown.map((p) => partName[p])).size === 1;
       const own = bundleOfCluster.get(id);
       const clusters = [id, ...(leader !== undefined && parts.length > 0 ? [leader] : [])];
       const where =
         parts.length > 0
-          ? `${change === 'added' ? 'new' : 'removed'} ${joinAnd(IDENTITY_PARTS.filter((p) => parts.includes(p)))} ${identity} in ${leader}`
+          ? `${change === 'added' ? 'new' : 'removed'} ${oneName ? `${joinAnd(shown)} ${partName[shown[0]!]!}` : joinAnd(shown.map((p) => `${p} ${partName[p]!}`))} in ${leader}`
           : undefined;
       let bundle: string | undefined;
       if (own && own.presence === change) {
@@ -409,6 +500,41 @@ export function impact(
         bundle = `its ClusterSet ${change === 'added' ? 'now names' : 'no longer names'} a leader token Secret`;
       }
       acc.add('members', `member ${id} ${word}: ${[where, bundle].filter(Boolean).join('; ')}`, clusters);
+    }
+  }
+
+  // Members that stay while their identity is renamed (memberIdentity): a rotation (after-merge.ts).
+  const rotations: IdentityRotation[] = [];
+  for (const id of membersAfter) {
+    const was = fb.identities.get(id);
+    const is = fa.identities.get(id);
+    if (!was || !is || !fb.members.has(id) || sameIdentity(was, is)) continue;
+    rotations.push({ member: id, before: was, after: is, externalSecrets: fa.externalSecrets.has(id) });
+    const parts = (
+      [
+        ['ServiceAccount', 'serviceAccount'],
+        ['RoleBinding', 'roleBinding'],
+        ['token Secret', 'tokenSecret'],
+      ] as const
+    )
+      .filter(([, f]) => was[f] !== is[f])
+      .map(([what, f]) => `${what} ${was[f] ?? '(none)'} → ${is[f] ?? '(none)'}`);
+    if (was.memberTokenSecret !== is.memberTokenSecret)
+      parts.push(
+        `its token Secret in ${id} ${was.memberTokenSecret ?? '(none)'} → ${is.memberTokenSecret ?? '(none)'}`,
+      );
+    acc.add(
+      'members',
+      `member ${id}'s identity is renamed: ${parts.join(', ')} (a rotation: see After merge)`,
+      [id, ...(leader !== undefined ? [leader] : [])],
+    );
+    // The identity objects that come and go with it are that rotation, not separate leader changes.
+    const old = [was.serviceAccount, was.roleBinding, was.tokenSecret];
+    const now = [is.serviceAccount, is.roleBinding, is.tokenSecret];
+    for (const o of leaderBundle?.objects ?? []) {
+      const names = o.change === 'removed' ? old : o.change === 'added' ? now : [];
+      const i = ['ServiceAccount', 'RoleBinding', 'Secret'].indexOf(o.kind);
+      if (i >= 0 && names[i] === o.name) explained.add(o);
     }
   }
 
@@ -628,18 +754,32 @@ export function impact(
         (joined.length > 0 || left.length > 0) &&
         o.change === 'changed' &&
         o.fields.every((f) =>
-          [...joined, ...left].some((id) =>
-            `${JSON.stringify(f.before)}${JSON.stringify(f.after)}`.includes(memberIdentityName(id)),
+          [
+            ...joined.map((id) => identityNamesOf(fa, id).serviceAccount),
+            ...left.map((id) => identityNamesOf(fb, id).serviceAccount),
+          ].some((sa) => `${JSON.stringify(f.before)}${JSON.stringify(f.after)}`.includes(sa)),
+        );
+      const followsRotations =
+        !followsMembers &&
+        rotations.length > 0 &&
+        o.change === 'changed' &&
+        o.fields.every((f) =>
+          rotations.some((r) =>
+            [r.before.serviceAccount, r.after.serviceAccount].some((sa) =>
+              `${JSON.stringify(f.before)}${JSON.stringify(f.after)}`.includes(sa),
+            ),
           ),
         );
       const what = followsMembers
         ? ' to follow the member list'
-        : o.change === 'changed'
-          ? `: ${o.fields
-              .map((f) => f.path)
-              .slice(0, 3)
-              .join(', ')}${o.fields.length > 3 ? ` and ${o.fields.length - 3} more` : ''}`
-          : '';
+        : followsRotations
+          ? ' to follow the renamed member identities'
+          : o.change === 'changed'
+            ? `: ${o.fields
+                .map((f) => f.path)
+                .slice(0, 3)
+                .join(', ')}${o.fields.length > 3 ? ` and ${o.fields.length - 3} more` : ''}`
+            : '';
       acc.add('admission', `admission: ${o.kind} ${o.name} ${v} {clusters}${what}`, [cluster]);
       return;
     }
@@ -751,6 +891,9 @@ export function impact(
       ...(uninstalling ? { uninstall: uninstallOf(after, leader) } : {}),
       ...(afterPlan ? { plan: afterPlan } : {}),
       ...deliveryFolders(before, after),
+      ...(rotations.length > 0 && leader !== undefined
+        ? { rotations, leaderSync: leaderSync(after, leader) }
+        : {}),
     }),
     networks: Object.fromEntries(
       sorted(new Set([...fb.networks.keys(), ...fa.networks.keys()])).map((c) => [
@@ -758,6 +901,60 @@ export function impact(
         (fa.networks.get(c) ?? fb.networks.get(c))!,
       ]),
     ),
+  };
+}
+
+/**
+ * The names of member `id`'s identity on one side, as the leader's bundle renders them; the default
+ * names when that side holds none (a leader bundle that is not there).
+ */
+function identityNamesOf(f: Facts, id: string): IdentityNames {
+  return (
+    f.identities.get(id) ?? {
+      serviceAccount: memberIdentityName(id),
+      roleBinding: memberIdentityName(id),
+      tokenSecret: memberIdentityName(id),
+      memberTokenSecret: undefined,
+      leaderNamespace: '',
+      memberNamespace: undefined,
+    }
+  );
+}
+
+function sameIdentity(a: IdentityNames, b: IdentityNames): boolean {
+  return (
+    a.serviceAccount === b.serviceAccount &&
+    a.roleBinding === b.roleBinding &&
+    a.tokenSecret === b.tokenSecret &&
+    a.memberTokenSecret === b.memberTokenSecret
+  );
+}
+
+/**
+ * How the leader's bundle is delivered after the change, from its Applications and Kustomizations:
+ * an Application prunes with automated prune, a Kustomization with `prune: true`.
+ */
+function leaderSync(after: ReadonlyMap<string, string>, leader: string): LeaderSync {
+  const objects = objectsOf(after, (ref) => ref.type === 'delivery').filter(
+    (o) =>
+      (o.kind === 'Application' || o.kind === 'Kustomization') &&
+      (spec(o).path ?? (isObj(spec(o).source) ? (spec(o).source as Record<string, unknown>).path : ''))
+        ?.toString()
+        .replace(/\/+$/, '')
+        .endsWith(`clusters/${leader}`),
+  );
+  const prunes = (o: DiffObject): boolean => {
+    if (o.kind === 'Kustomization') return spec(o).prune === true;
+    const policy = spec(o).syncPolicy;
+    const automated = isObj(policy) ? policy.automated : undefined;
+    return isObj(automated) && automated.prune === true;
+  };
+  return {
+    tools: [
+      ...(objects.some((o) => o.kind === 'Application') ? ['Argo CD'] : []),
+      ...(objects.some((o) => o.kind === 'Kustomization') ? ['Flux'] : []),
+    ],
+    prunes: objects.length > 0 && objects.every(prunes),
   };
 }
 

@@ -320,6 +320,185 @@ test('GIVEN a member leaving in the same change as a switch WHEN diffed THEN the
   assert.is(index(steps, /bootstrap|delete application/), -1, steps.join('\n'));
 });
 
+// ---- a member's identity renamed (memberIdentity): a rotation ----
+
+/** `east`'s identity renamed by `edit`, delivered by Argo CD (prune as given) or by nothing. */
+function rotated(
+  identity: NonNullable<ModelDraft['clusters'][number]['memberIdentity']>,
+  o: { tools?: Tools; prune?: boolean; edit?: (m: ModelDraft) => void } = {},
+): { steps: string[]; items: string[] } {
+  const a = delivered(o.tools, o.prune === false ? { argocd: { prune: false } } : {});
+  o.edit?.(a);
+  const b = structuredClone(a);
+  b.clusters[1]!.memberIdentity = identity;
+  const before = compile(a);
+  const after = compile(b);
+  assert.equal(after.diagnostics, []);
+  const i = impact(before.files, after.files, diffTrees(before.files, after.files), after.plan);
+  return { steps: [...i.afterMerge.steps], items: i.items.map((x) => x.text) };
+}
+
+const COPY = '`npx clusterset token east --leader-context <hub> --member-context <east>`';
+const RESTART = '`kubectl --context <east> -n kube-system rollout restart deployment antrea-mc-controller`';
+
+test("GIVEN east's identity renamed in the leader and in east, prune on WHEN diffed THEN the rotation: the old identity goes with the leader's sync, the new token is copied into the new Secret, east reconnects through its ClusterSet, and its old Secret is deleted by hand last", () => {
+  const { steps, items } = rotated(
+    { serviceAccount: 'east-2', memberTokenSecret: 'east-token-2' },
+    { tools: ARGOCD },
+  );
+  assert.ok(
+    items.includes(
+      "member east's identity is renamed: ServiceAccount member-east → east-2, RoleBinding member-east → east-2, token Secret member-east → east-2, its token Secret in east antrea-mc-leader-token → east-token-2 (a rotation: see After merge)",
+    ),
+    items.join('\n'),
+  );
+  // No leader object of the rotation is listed on its own.
+  assert.not.ok(
+    items.some((t) => /^ServiceAccount |^RoleBinding |^Secret /.test(t)),
+    items.join('\n'),
+  );
+  assert.is(steps.length, 4, steps.join('\n'));
+  assert.match(steps[0]!, /^east's identity is renamed \(ServiceAccount member-east → east-2, /);
+  assert.match(
+    steps[0]!,
+    "When hub's bundle syncs (delivered by Argo CD), the new identity is created and the old one deleted (prune)",
+  );
+  assert.match(
+    steps[0]!,
+    'it is Disconnected from hub (its exports fail and are not updated, what it imported stays, nothing is deleted)',
+  );
+  assert.is(
+    steps[1],
+    `once hub has synced (its Secret antrea-multicluster/east-2 is then filled), copy east's new token into kube-system/east-token-2: ${COPY}`,
+  );
+  assert.match(
+    steps[2]!,
+    /^once east's bundle has synced, its ClusterSet names east-token-2, and Antrea's member controller rebuilds its connection to hub/,
+  );
+  assert.match(steps[2]!, 'in no set order');
+  assert.match(steps[3]!, '`kubectl --context <east> -n kube-system delete secret antrea-mc-leader-token`');
+  assert.not.ok(
+    steps.some((x) => x.includes('delete serviceaccount')),
+    'prune deletes the old identity',
+  );
+});
+
+test("GIVEN east's identity renamed with prune off WHEN diffed THEN the old identity stays, unguarded by member-writes, and is deleted by hand once east is Ready again", () => {
+  const { steps } = rotated(
+    { serviceAccount: 'east-2', memberTokenSecret: 'east-token-2' },
+    { tools: ARGOCD, prune: false },
+  );
+  assert.match(
+    steps[0]!,
+    'the new identity is created and the old one stays, so east keeps working with its old token',
+  );
+  assert.match(steps[0]!, 'the member-writes admission policy no longer knows the old ServiceAccount');
+  const last = steps.find((x) => x.includes('delete its old identity in hub'));
+  assert.ok(last, steps.join('\n'));
+  for (const kind of ['serviceaccount', 'rolebinding', 'secret'])
+    assert.match(last!, `\`kubectl --context <hub> -n antrea-multicluster delete ${kind} member-east\``);
+  assert.ok(steps.indexOf(last!) > steps.findIndex((x) => x.includes(COPY)), 'after the copy');
+});
+
+test("GIVEN only east's ServiceAccount renamed WHEN diffed THEN east's ClusterSet does not change, so its controller is restarted once the new token is copied", () => {
+  const { steps } = rotated({ serviceAccount: 'east-2' }, { tools: ARGOCD });
+  assert.ok(
+    steps.some((x) => x.endsWith(`copy east's new token into kube-system/antrea-mc-leader-token: ${COPY}`)),
+    steps.join('\n'),
+  );
+  const restart = steps.find((x) => x.includes(RESTART));
+  assert.ok(restart, steps.join('\n'));
+  assert.match(restart!, /^east's ClusterSet does not change/);
+  assert.not.ok(
+    steps.some((x) => x.includes('delete secret')),
+    'the member Secret keeps its name',
+  );
+});
+
+test("GIVEN only east's token Secret in east renamed WHEN diffed THEN the leader is untouched, the token can be copied before east's bundle syncs, and the old Secret goes last", () => {
+  const { steps } = rotated({ memberTokenSecret: 'east-token-2' }, { tools: ARGOCD });
+  assert.match(steps[0]!, "hub's side does not change");
+  assert.not.match(steps[0]!, 'Disconnected');
+  assert.match(
+    steps[1]!,
+    /^copy east's token into its new Secret kube-system\/east-token-2 before east's bundle syncs if you can/,
+  );
+  assert.match(steps.at(-1)!, 'delete secret antrea-mc-leader-token`');
+});
+
+test("GIVEN External Secrets WHEN east's identity is renamed THEN its ExternalSecret copies the token, and no step runs clusterset token or deletes a Secret", () => {
+  const { steps } = rotated(
+    { serviceAccount: 'east-2', memberTokenSecret: 'east-token-2' },
+    {
+      tools: ARGOCD,
+      edit: (m) =>
+        void (m.secrets = {
+          externalSecrets: {
+            leaderCA: { pem: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n' },
+            auth: { serviceAccount: { name: 'antrea-mc-token-reader' } },
+            leaderUsername: 'oidc:{cluster}:reader',
+          },
+        }),
+    },
+  );
+  assert.ok(
+    steps.some((x) =>
+      x.startsWith(
+        "east's token comes by External Secrets: once both bundles have synced, its ExternalSecret copies east-2 from hub into kube-system/east-token-2",
+      ),
+    ),
+    steps.join('\n'),
+  );
+  assert.not.ok(steps.some((x) => x.includes('clusterset token east')));
+  assert.not.ok(steps.some((x) => x.includes('delete secret')));
+});
+
+test("GIVEN no delivery WHEN east's identity is renamed THEN the leader bundle is applied by hand, which deletes nothing: the old identity is deleted by hand", () => {
+  const { steps } = rotated({ serviceAccount: 'east-2' });
+  assert.match(steps[0]!, "When hub's bundle is applied (applied by hand)");
+  assert.ok(
+    steps.some((x) =>
+      x.includes('`kubectl --context <hub> -n antrea-multicluster delete serviceaccount member-east`'),
+    ),
+  );
+});
+
+test('GIVEN custom identity names that stay WHEN something else changes THEN no rotation step; WHEN such a member leaves THEN its identity is still found by its cluster ID', () => {
+  const a = delivered(ARGOCD);
+  a.clusters[2]!.memberIdentity = { serviceAccount: 'west-token', memberTokenSecret: 'west-leader' };
+  const b = structuredClone(a);
+  b.services![0]!.ports = [{ name: 'http', port: 8081, protocol: 'TCP' }];
+  assert.not.ok(stepsOf(a, b).some((x) => x.includes('identity is renamed')));
+  const c = structuredClone(a);
+  c.members = ['east'];
+  c.services![0]!.exportedFrom = ['east'];
+  c.clusters.splice(2, 1);
+  const before = compile(a);
+  const after = compile(c);
+  assert.equal(after.diagnostics, []);
+  const i = impact(before.files, after.files, diffTrees(before.files, after.files), after.plan);
+  assert.ok(
+    i.items.some((x) =>
+      x.text.startsWith(
+        'member west leaves: removed ServiceAccount, RoleBinding and token Secret west-token in hub',
+      ),
+    ),
+    i.items.map((x) => x.text).join('\n'),
+  );
+  assert.ok(
+    i.afterMerge.steps.some((x) =>
+      x.startsWith(
+        "west leaves: only once its Application is gone, restart Antrea's member controller there",
+      ),
+    ),
+    i.afterMerge.steps.join('\n'),
+  );
+  assert.ok(
+    i.afterMerge.steps.some((x) => x.includes('delete secret west-leader')),
+    'its own token Secret',
+  );
+});
+
 test("GIVEN the scaffold's starter model WHEN switched to Flux as its comment says THEN `clusterset diff` prints the switch in its After merge block", () => {
   const root = path.resolve(__dirname, '..', '..');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-switch-'));
