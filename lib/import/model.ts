@@ -738,6 +738,19 @@ export function importSet(s: LiveSnapshot): Imported {
         );
       }
     }
+    const backed = exportsOfKind('Service').some((e) => spec(e).namespace === ns && spec(e).name === name);
+    if (exportedFrom.length === 0) {
+      // The model cannot declare a Service no member exports: left out, its import is one the
+      // bundle would not render (import-deleted says what that means).
+      notes.add({
+        class: 'info',
+        code: 'orphan-import',
+        path: ref(ri),
+        message: `no member exports ${ns}/${name}${backed ? " with the import's ports" : ' (no Service export, no ServiceExport)'}: ${ref(ri)} is an orphan, and the model, which declares only exported Services, leaves it out`,
+        fix: `export ${ns}/${name} again from a member, or delete the import before the cut-over once no member uses antrea-mc-${name}`,
+      });
+      continue;
+    }
     const modelPorts: ServicePortProps[] = ports.map((p) => ({
       ...(p.name ? { name: p.name } : {}),
       port: p.port,
@@ -746,21 +759,6 @@ export function importSet(s: LiveSnapshot): Imported {
     services.push({ namespace: ns, name, ports: modelPorts, exportedFrom });
     serviceComments.push([svcKey(ns, name), 'ports', `From ${ref(ri)}, in its order.`]);
     for (const n of notesFor) serviceComments.push([svcKey(ns, name), 'exportedFrom', n]);
-    const backed = exportsOfKind('Service').some((e) => spec(e).namespace === ns && spec(e).name === name);
-    if (!backed) {
-      serviceComments.push([
-        svcKey(ns, name),
-        'exportedFrom',
-        'No cluster exports it now (an orphan import): kept, so that the cut-over deletes nothing.',
-      ]);
-      notes.add({
-        class: 'info',
-        code: 'orphan-import',
-        path: ref(ri),
-        message: `no Service export backs ${ref(ri)}; the model keeps ${ns}/${name} so that the import stays`,
-        fix: `remove ${ns}/${name} from the model in a later, reviewed change once no member uses it (that deletes antrea-mc-${name} in every member)`,
-      });
-    }
   }
   for (const e of exportsOfKind('Service')) {
     const ns = str(spec(e).namespace);

@@ -137,6 +137,9 @@ export function policyFromSpec(name: string, live: Json): ImportedPolicy {
     if (dropped.some((p) => path === p || path.startsWith(`${p}.`) || path.startsWith(`${p}[`))) continue;
     // The compiler always writes a port's protocol (TCP when unset): the same policy, said outright.
     if (d.live === undefined && d.rendered === 'TCP' && path.endsWith('.protocol')) continue;
+    // A field the compiler drops here is dropped from the model too, so that the model still checks
+    // clean and the comparison with the live import names the change.
+    if (d.rendered === undefined) removePath(policy, path);
     unexpressible.push({
       path,
       why:
@@ -146,6 +149,19 @@ export function policyFromSpec(name: string, live: Json): ImportedPolicy {
     });
   }
   return { policy, unexpressible };
+}
+
+/** Deletes the field at `path` (`ingress[0].from[1].fqdn`) from `root`, if it is there. */
+function removePath(root: unknown, path: string): void {
+  const tokens = path.match(/[^.[\]]+/g) ?? [];
+  let at: unknown = root;
+  for (const t of tokens.slice(0, -1)) {
+    if (Array.isArray(at)) at = at[Number(t)];
+    else if (isObject(at)) at = at[t];
+    else return;
+  }
+  const last = tokens[tokens.length - 1];
+  if (last !== undefined && isObject(at)) delete at[last];
 }
 
 /** A policy is stretched when a peer or a `toServices` entry has ClusterSet scope. */
