@@ -1,6 +1,6 @@
 /**
- * Every command of the CLI: synth and validate (here), diff, explain, init, status, token, reconcile,
- * restart-member-controller, image and version (completion is main.ts's). main.ts loads this module
+ * Every command of the CLI: synth and validate (here), diff, explain, init, status, import, token,
+ * reconcile, restart-member-controller, image and version (completion is main.ts's). main.ts loads this module
  * for every command but the two the image runs (`reconcile`, `restart-member-controller`) and the
  * light ones (`image`, `version`, `completion`), which need none of the compiler's modules.
  */
@@ -10,6 +10,7 @@ import type { CompileResult } from '../compile';
 import { diffCommand, staleSummary } from './diff';
 import { explainCommand } from './explain';
 import { imageCommand } from './image';
+import { importCommand } from './import';
 import { initCommand } from './init';
 import { reconcileCommand } from './reconcile';
 import { restartCommand } from './restart';
@@ -263,6 +264,7 @@ export function withCommands(y: Argv<{ progress: boolean }>) {
     .command(explainCommand)
     .command(initCommand)
     .command(statusCommand)
+    .command(importCommand)
     .command(tokenCommand)
     .command(reconcileCommand)
     .command(restartCommand)
