@@ -15,13 +15,13 @@
  *    installed package.json instead. What `resolved` says:
  *    - `link: true` (a `file:` directory) or `file:…` (a tarball or directory): `file:` and the same
  *      path, relative to the target directory (npm records it relative to D);
- *    - `git+ssh:`, `git+https:`, `git:` …: that URL, with the commit npm checked out;
+ *    - `git+ssh:`, `git+https:`, `git:` …: no spec (GIT_INSTALL_WHY): such a copy has no dist/;
  *    - an http(s) URL: a tarball URL when D declared a URL, else the registry (`^<version>`, or the
  *      `npm:` alias D declared). Without a declared spec, only a registry's tarball path
  *      (`…/clusterset/-/clusterset-<version>.tgz`) counts as the registry.
  *    Without a `resolved`, a declared `file:`, git or URL spec is itself the source.
- * 2. A git checkout (clusterset run from its sources): `git+<origin>#<HEAD>` when origin is an https
- *    or ssh URL and a remote-tracking branch of origin holds HEAD (so a fresh clone can fetch it).
+ * 2. A git checkout (clusterset run from its sources): no spec either, for the same reason; the
+ *    reason says to pack a tarball there.
  * 3. Otherwise: no spec, and why.
  */
 import { spawnSync } from 'node:child_process';
@@ -29,6 +29,23 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 export const PACKAGE_NAME = 'clusterset';
+
+/**
+ * Why a git URL is no source to install clusterset from: npm builds a git dependency only by running
+ * its `prepare` script, and clusterset has none (it builds dist/ in `prepack`, so that an installed
+ * package runs no install script), so the copy npm installs has no dist/ and does not run.
+ */
+export const GIT_INSTALL_WHY =
+  'a git URL installs clusterset without dist/ (npm builds a git dependency only through a `prepare` script, which clusterset has not), so it would not run';
+
+/** What to do instead of a git URL: pack a tarball in a checkout and install it from the repository. */
+export const PACK_INSTEAD =
+  'run `npm pack` in a clusterset checkout, commit the tarball (e.g. vendor/clusterset-<version>.tgz) and pass --from file:vendor/clusterset-<version>.tgz';
+
+/** Whether a dependency spec is a git URL (git+ssh:, git+https:, git://, github:, …). */
+export function isGitSpec(spec: string): boolean {
+  return isGit(spec);
+}
 
 /** A spec and how it was found; or, when nothing says, why not. */
 export type InstallSource =
@@ -219,6 +236,11 @@ export function installSource(target: string, root = packageRoot(), cwd = proces
   if (project !== undefined) {
     const { record, source } = installRecord(project, root);
     const found = specFromRecord(record, project, target);
+    if (found !== undefined && isGit(found.spec)) {
+      return {
+        why: `npm installed it from the git repository ${found.spec} (${source}), but ${GIT_INSTALL_WHY}`,
+      };
+    }
     if (found !== undefined) {
       const where = found.path === undefined ? '' : ` ${found.path}`;
       const note = found.path === undefined ? undefined : outsideNote(found.path, target, found.spec);
@@ -237,30 +259,7 @@ export function installSource(target: string, root = packageRoot(), cwd = proces
       why: `no project here installed it (no node_modules/${PACKAGE_NAME} is ${root}) and it is no git checkout`,
     };
   }
-  const origin = git(root, ['remote', 'get-url', 'origin']);
-  const url = origin === undefined ? undefined : sshUrl(origin);
-  if (url === undefined || !/^(https:\/\/|ssh:\/\/)/.test(url)) {
-    return { why: `it runs from the git checkout ${root}, which has no https or ssh origin` };
-  }
-  const commit = git(root, ['rev-parse', 'HEAD']);
-  const onOrigin = git(root, [
-    'for-each-ref',
-    '--contains',
-    'HEAD',
-    '--format=%(refname)',
-    'refs/remotes/origin',
-  ]);
-  if (commit === undefined || onOrigin === undefined) {
-    return {
-      why: `it runs from the git checkout ${root}, whose HEAD is on no branch of origin (${url}) yet`,
-    };
-  }
-  const dirty = git(root, ['status', '--porcelain', '--untracked-files=no']);
   return {
-    spec: `git+${url}#${commit}`,
-    how: `the git checkout ${root}, at a commit origin has`,
-    notes: dirty
-      ? [`${root} has uncommitted changes: the spec pins ${commit.slice(0, 12)} without them`]
-      : [],
+    why: `it runs from the git checkout ${root}, and ${GIT_INSTALL_WHY}: run \`npm pack\` in ${root}`,
   };
 }

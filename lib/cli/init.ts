@@ -10,7 +10,15 @@ import type { CommandModule } from 'yargs';
 import type * as Compile from '../compile';
 import { formatDiagnostic } from '../diagnostics';
 import { MODEL_FILE, mergePackageJson, packageNameFrom, scaffold } from '../init';
-import { declaredSpec, git, installSource, sshUrl } from '../install-source';
+import {
+  declaredSpec,
+  git,
+  GIT_INSTALL_WHY,
+  installSource,
+  isGitSpec,
+  PACK_INSTEAD,
+  sshUrl,
+} from '../install-source';
 import { loadModel } from '../load';
 import { EXIT_MODEL } from './model';
 import { writeOut } from './write';
@@ -42,7 +50,7 @@ export const initCommand: CommandModule<object, InitArgs> = {
       .option('from', {
         type: 'string',
         describe:
-          'how package.json names the clusterset dependency (file:…tgz, git+https:…, a registry range); default: what this clusterset was installed from',
+          'how package.json names the clusterset dependency (file:…tgz, a tarball URL, a registry range; not a git URL, which installs no dist/); default: what this clusterset was installed from',
       })
       .option('force', {
         type: 'boolean',
@@ -78,12 +86,19 @@ export const initCommand: CommandModule<object, InitArgs> = {
         : declared !== undefined
           ? { spec: declared.spec, how: 'the spec package.json declares, kept', notes: [] }
           : installSource(dir);
+    if (a.from !== undefined && isGitSpec(a.from)) {
+      process.stderr.write(
+        `clusterset: --from ${a.from}: ${GIT_INSTALL_WHY}; nothing was written.\nInstead, ${PACK_INSTEAD}.\n`,
+      );
+      process.exitCode = EXIT_MODEL;
+      return;
+    }
     if (source.spec === undefined) {
       process.stderr.write(
         [
           `clusterset: cannot tell where this clusterset was installed from: ${source.why}; nothing was written.`,
           'Say what the repository should install it from with --from SPEC: a tarball in the repository',
-          "(--from file:vendor/clusterset-<version>.tgz), a git URL (--from 'git+https://host/org/clusterset.git#<commit>')",
+          `(${PACK_INSTEAD}), a tarball URL CI can reach,`,
           'or, once clusterset is on your npm registry, a range (--from ^<version>).',
           '',
         ].join('\n'),

@@ -128,28 +128,36 @@ test('GIVEN an invalid ClusterSet ID WHEN init runs THEN it reports the model pa
   assert.equal(fs.readdirSync(dir), ['.git']);
 });
 
-test('GIVEN clusterset run from a git checkout WHEN init picks the dependency THEN it pins origin and the commit only once origin has it', () => {
+test('GIVEN clusterset run from a git checkout WHEN init picks the dependency THEN it names none and says to pack a tarball (a git install has no dist/)', () => {
   const checkout = freshRepo();
   fs.writeFileSync(path.join(checkout, 'package.json'), '{"name": "clusterset", "version": "1.2.3"}');
   fs.mkdirSync(path.join(checkout, 'bin'));
   const target = freshRepo();
   const source = (): ReturnType<typeof installSource> => installSource(target, checkout, target);
-  assert.match(source().why ?? '', /no https or ssh origin/);
-  run(
-    'git',
-    ['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '--allow-empty', '-m', 'x'],
-    checkout,
-  );
-  const sha = run('git', ['rev-parse', 'HEAD'], checkout).stdout.trim();
-  run('git', ['remote', 'add', 'origin', 'git@git.example.com:platform/clusterset.git'], checkout);
-  assert.match(source().why ?? '', /HEAD is on no branch of origin/, 'a commit origin does not have');
-  // What a fetch or a push records: origin's branch holds HEAD.
-  run('git', ['update-ref', 'refs/remotes/origin/main', 'HEAD'], checkout);
-  assert.is(source().spec, `git+ssh://git@git.example.com/platform/clusterset.git#${sha}`);
-  run('git', ['remote', 'set-url', 'origin', 'https://git.example.com/platform/clusterset.git'], checkout);
-  assert.is(source().spec, `git+https://git.example.com/platform/clusterset.git#${sha}`);
+  run('git', ['remote', 'add', 'origin', 'https://git.example.com/platform/clusterset.git'], checkout);
+  assert.is(source().spec, undefined, 'never a git+ spec');
+  assert.match(source().why ?? '', /git checkout .*without dist\/.*npm pack/);
   fs.rmSync(path.join(checkout, '.git'), { recursive: true });
   assert.match(source().why ?? '', /no git checkout/, 'no record, no checkout: no spec, never ^1.2.3');
+});
+
+test('GIVEN a copy npm installed from a git URL WHEN init picks the dependency THEN it names none: that copy has no dist/', () => {
+  const project = freshRepo();
+  const root = path.join(project, 'node_modules', 'clusterset');
+  fs.mkdirSync(path.join(root, 'bin'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'package.json'), '{"name": "clusterset", "version": "0.1.0"}');
+  const gitUrl = `git+ssh://git@github.com/org/clusterset.git#${'b'.repeat(40)}`;
+  fs.writeFileSync(
+    path.join(project, 'package.json'),
+    JSON.stringify({ devDependencies: { clusterset: 'github:org/clusterset' } }),
+  );
+  fs.writeFileSync(
+    path.join(project, 'package-lock.json'),
+    JSON.stringify({ packages: { 'node_modules/clusterset': { resolved: gitUrl, version: '0.1.0' } } }),
+  );
+  const s = installSource(project, root, project);
+  assert.is(s.spec, undefined);
+  assert.match(s.why ?? '', new RegExp(`git repository ${escape(gitUrl)}.*without dist/`));
 });
 
 test('specFromRecord() reads what npm records for each kind of source', () => {
@@ -391,9 +399,22 @@ test('fails to scaffold when nothing records where clusterset came from: it name
   }
 });
 
+test('GIVEN --from a git URL WHEN init runs THEN it is refused with the tarball way, and nothing is written', () => {
+  const dir = freshRepo();
+  const r = run(
+    bin,
+    ['init', dir, '--from', 'git+https://git.example.com/platform/clusterset.git#v0.1.0'],
+    dir,
+  );
+  assert.is(r.status, 2, r.stdout + r.stderr);
+  assert.match(r.stderr, /without dist\//);
+  assert.match(r.stderr, /npm pack/);
+  assert.equal(fs.readdirSync(dir), ['.git']);
+});
+
 test('GIVEN the scaffolded repository WHEN init --force --from runs THEN the spec is replaced where it was declared', () => {
   assert.ok(tarball, 'packed by the test above');
-  const spec = 'git+https://git.example.com/platform/clusterset.git#v0.1.0';
+  const spec = 'https://downloads.example.com/clusterset-0.1.0.tgz';
   const r = run(bin, ['init', fleet, '--force', '--from', spec], fleet);
   ok(r, 'init --force --from');
   assert.is(readPackage(fleet).devDependencies.clusterset, spec);
