@@ -47,6 +47,7 @@ export const SIDEBAR: readonly SidebarGroup[] = [
       { text: 'Reviewing a change', link: '/diff' },
       { text: 'What lands where', link: '/what-lands-where' },
       { text: 'Runbook', link: '/runbook' },
+      { text: 'Adopting a running set', link: '/import' },
       { text: 'Delivery', link: '/delivery' },
       { text: 'The reconciler', link: '/reconciler' },
       { text: 'Day two', link: '/day-two' },
