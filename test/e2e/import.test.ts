@@ -39,6 +39,7 @@ import type { LiveSnapshot } from '../../lib/import/snapshot';
 import { loadModelFile } from '../../lib/load';
 import type { ClusterSetProps } from '../../lib/model';
 import { DEFAULT_MEMBER_TOKEN_SECRET, memberIdentityName } from '../../lib/names';
+import { loadYaml } from '../../lib/yaml';
 import type { Cluster } from '../kube/cluster';
 import { request, stopAll } from '../kube/cluster';
 import { sleep } from '../kube/wait';
@@ -510,6 +511,51 @@ function defineSuite(way: 'antctl' | 'kubectl'): void {
           2,
         )}`,
       );
+    },
+  );
+
+  s(
+    "GIVEN the played set THEN Antrea's leader webhooks fail closed: a member's announce refresh is refused",
+    async () => {
+      const ctx = await context();
+      const { set } = ctx;
+      const id = set.memberIds[0]!;
+      const auth = { server: set.leader.server, ca: set.leader.caPem, token: set.tokens.get(id)! };
+      const p = `/apis/multicluster.crd.antrea.io/v1alpha1/namespaces/${set.leaderNs}/memberclusterannounces/member-announce-from-${id}`;
+      const cur = await request(auth, 'GET', p);
+      assert.is(cur.status, 200, cur.body);
+      const obj = cur.json as { metadata: { annotations?: Record<string, string> } };
+      obj.metadata.annotations = {
+        ...(obj.metadata.annotations ?? {}),
+        'touch-ts': new Date().toISOString(),
+      };
+      const r = await request(auth, 'PUT', p, obj);
+      assert.is(r.status, 500, r.body);
+      assert.match(
+        String((r.json as { message?: string }).message),
+        /failed calling webhook "vmemberclusterannounce\.kb\.io"/,
+      );
+    },
+  );
+
+  s(
+    'WHEN --print-rbac THEN it prints the identity the tests bind: get and list only, Secrets list only, and says RBAC cannot limit to metadata',
+    async () => {
+      const r = await cli(['import', '--print-rbac', '--namespace', 'ops']);
+      assert.is(r.code, 0, r.stderr);
+      assert.match(r.stdout, /RBAC cannot restrict a grant to metadata/);
+      const docs = r.stdout.split(/^---$/m).map((d) => loadYaml(d) as Record<string, unknown>);
+      assert.equal(docs, importRbac('ops'));
+      const role = docs.find((d) => d.kind === 'ClusterRole') as {
+        rules: { resources: string[]; verbs: string[] }[];
+      };
+      for (const rule of role.rules) {
+        assert.ok(
+          rule.verbs.every((v) => v === 'get' || v === 'list'),
+          JSON.stringify(rule),
+        );
+        if (rule.resources.includes('secrets')) assert.equal(rule.verbs, ['list']);
+      }
     },
   );
 
