@@ -109,8 +109,14 @@ type Kind = keyof typeof IMPORT_RESOURCES;
 const METADATA_ONLY: ReadonlySet<string> = new Set(['Secret', 'Node']);
 /** The Secrets the leader's member identities hold. */
 export const SA_TOKEN_TYPE = 'kubernetes.io/service-account-token';
-/** Kinds whose CRD may be missing: a 404 is "none". */
-const OPTIONAL = (r: Resource) => r.apiVersion.includes('.') || r.apiVersion.startsWith('about.');
+/** Groups served by CRDs that may not be installed: a 404 there is "none". */
+const CRD_GROUPS = new Set([
+  'multicluster.crd.antrea.io',
+  'multicluster.x-k8s.io',
+  'crd.antrea.io',
+  'about.k8s.io',
+]);
+const OPTIONAL = (r: Resource) => CRD_GROUPS.has(r.apiVersion.split('/')[0]!);
 
 /** The Accept header of a metadata-only list. */
 export const METADATA_LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
