@@ -676,9 +676,7 @@ async function runShape(shape: Shape, run: { label: string; entry: string }): Pr
   // The floor of one-at-a-time status latency: the same changes, the reconciler stopped, a bare
   // status writer in its place (its import checks pass at once: nothing changes the endpoints).
   const bare = new AbortController();
-  const rkc = new KubeConfig();
-  rkc.loadFromFile(f.reconcilerKubeconfig);
-  bareStatusWriter(process.env.BARE_AS_RECONCILER ? new KubeClient(rkc, { userAgent: 'bare' }) : client, f.ns, bare.signal);
+  bareStatusWriter(client, f.ns, bare.signal);
   const singleStatusFloor: number[] = [];
   for (let i = 0; i < 2 * Math.ceil(SINGLE / 2); i++) {
     singleStatusFloor.push(await portsChange(i));
