@@ -523,6 +523,63 @@ token(
   },
 );
 
+token(
+  'GIVEN a member whose identity exists under other names (antctl mc create membertoken) WHEN its token is copied THEN it is read from that Secret and written to the member Secret its ClusterSet names',
+  async () => {
+    const c = await context();
+    // The leader bundle of the same set with east's identity named the antctl way: its
+    // ServiceAccount, RoleBinding and token Secret all `east-membertoken`, and a member Secret of its own.
+    const model = loadCase(CASE);
+    const custom: ClusterSetProps = {
+      ...model,
+      secrets: {},
+      clusters: model.clusters.map((x) =>
+        x.id === 'east'
+          ? {
+              ...x,
+              memberIdentity: { serviceAccount: 'east-membertoken', memberTokenSecret: 'antrea-east-token' },
+            }
+          : x,
+      ),
+    };
+    const r = compile(custom);
+    if (!r.plan || r.diagnostics.length > 0) throw new Error(JSON.stringify(r.diagnostics));
+    const dir = path.join(c.tmp, 'custom');
+    for (const [file, text] of r.files) {
+      fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      fs.writeFileSync(path.join(dir, file), text);
+    }
+    const applied = await applyBundle(c.leader, path.join(dir, 'clusters', 'hub'));
+    assert.equal(applied.rejected, []);
+    const ns = r.plan.leaderNamespace;
+    const custom64 = await eventually('the controller manager fills east-membertoken', async () => {
+      const g = await request(c.leader.admin, 'GET', `/api/v1/namespaces/${ns}/secrets/east-membertoken`);
+      const d = (g.json as { data?: Record<string, string> } | undefined)?.data;
+      return d?.token && d['ca.crt'] ? d : undefined;
+    });
+    assert.is.not(custom64.token, c.leaderData.get('east')?.token, 'a token of its own ServiceAccount');
+    const before = await memberSecret(c);
+    const out = await copyMemberToken({
+      plan: r.plan,
+      member: 'east',
+      leader: { kubeconfig: c.leader.kubeconfigPath, context: c.leader.name },
+      memberCluster: { kubeconfig: c.member.kubeconfigPath, context: c.member.name },
+      waitMs: 5_000,
+    });
+    assert.is(out.leaderSecret, `${ns}/east-membertoken`);
+    assert.is(out.memberSecret, `${r.plan.memberNamespace}/antrea-east-token`);
+    const g = await request(
+      c.member.admin,
+      'GET',
+      `/api/v1/namespaces/${r.plan.memberNamespace}/secrets/antrea-east-token`,
+    );
+    assert.is(g.status, 200);
+    assert.is((g.json as { data?: Record<string, string> }).data?.token, custom64.token);
+    assert.equal(await memberSecret(c), before, 'the Secret of the default names is not touched');
+    assertNoToken(c, JSON.stringify(out), 'the result');
+  },
+);
+
 token('cleanup', async () => {
   const c = await context().catch(() => undefined);
   await stopAll();
