@@ -11,7 +11,6 @@ import * as assert from 'uvu/assert';
 import {
   LEGACY_RESOURCE_EXPORT_FINALIZER,
   MEMBER_ROLE,
-  memberIdentityName,
   RESOURCE_EXPORT_FINALIZER,
   serviceImportName,
 } from '../../lib/names';
@@ -27,7 +26,16 @@ const MC = '/apis/multicluster.crd.antrea.io/v1alpha1/namespaces';
 function model(): ModelDraft {
   const m = minimalModel();
   m.clusterSetId = 'guards';
-  m.clusters = [cluster('hub', 0), cluster('east', 1), cluster('west', 2)];
+  // West's identity is named as the user guide's kubectl route names it (not member-west): the
+  // policies must recognise a member by the names the model gives, or its writes go unchecked.
+  m.clusters = [
+    cluster('hub', 0),
+    cluster('east', 1),
+    {
+      ...cluster('west', 2),
+      memberIdentity: { serviceAccount: 'antrea-west', tokenSecret: 'antrea-west-token' },
+    },
+  ];
   return m;
 }
 
@@ -406,7 +414,7 @@ guards(
           kind: 'RoleBinding',
           metadata: { name: stock, namespace: ns },
           roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: stock },
-          subjects: [{ kind: 'ServiceAccount', name: memberIdentityName('west'), namespace: ns }],
+          subjects: [{ kind: 'ServiceAccount', name: 'antrea-west', namespace: ns }],
         },
       ],
     ] as const) {

@@ -7,8 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { compile } from '../../lib/compile';
-import { memberIdentityName } from '../../lib/names';
-import type { Plan } from '../../lib/plan';
+import { identityOf, type Plan } from '../../lib/plan';
 import { RECONCILER_CONFIG_KEY, RECONCILER_CONFIG_NAME } from '../../lib/names';
 import { loadYaml } from '../../lib/yaml';
 import type { ModelDraft } from '../helpers/models';
@@ -91,7 +90,7 @@ export async function setUpClusterSet(
   const ns = plan.leaderNamespace;
   const tokens = new Map<string, string>();
   for (const m of plan.members) {
-    const secret = memberIdentityName(m.id);
+    const secret = identityOf(m).tokenSecret;
     tokens.set(
       m.id,
       await eventually(`token in Secret ${ns}/${secret}`, async () => {
