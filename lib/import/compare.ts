@@ -7,7 +7,7 @@
  * `blocker`: a deleted ResourceImport is an outage in every member, even if it is re-created
  * (antrea-mc.md §i). Pure.
  */
-import { compile } from '../compile';
+import { type CompileResult, compile } from '../compile';
 import type { ClusterSetProps } from '../model';
 import {
   CLUSTER_ID_ANNOTATION,
@@ -26,18 +26,24 @@ import {
   announceClusterId,
   labelHashOfExportName,
   lastTouchMs,
+  exportKey,
   reconcileClusterInfo,
+  reconcileClusterSet,
   reconcileLabel,
+  reconcileMember,
   reconcileService,
+  reconcileStray,
 } from '../reconciler/desired';
 import {
   type CachedImport,
   parseTime,
   specDigest,
   trimAnnounce,
+  trimClusterSet,
   trimExport,
   trimImport,
 } from '../reconciler/objects';
+import { RECONCILER_FIELD_MANAGER } from '../render/reconciler';
 import { type Json, annotation, cmp, diffJson, isObject, list, ref, show, spec, str } from './live';
 import type { MemberConfig, Notes } from './model';
 import type { LiveObject, LiveSnapshot } from './snapshot';
@@ -57,12 +63,28 @@ export interface CompareContext {
 /** Import kinds the reconciler keeps at run time (DESIGN.md): never compiled, never a blocker. */
 const DYNAMIC = new Set(['Endpoints', 'ClusterInfo', 'LabelIdentity']);
 
+/** One key the reconciler would reconcile the moment it leads, and what it would do there. */
+export interface Decision {
+  /** The reconciler's key: `svc/<ns>/<name>`, `ci/<name>`, `label/<hash>`, `member/<id>`, `export/<name>`, `clusterset`. */
+  readonly key: string;
+  readonly outcome: Outcome;
+}
+
+/** What compareWithLive compiled and decided, for `import --check` (check.ts). */
+export interface Comparison {
+  readonly compiled: CompileResult;
+  /** The reconciler config the leader bundle renders; undefined when the model does not compile. */
+  readonly config?: ReconcilerConfig;
+  /** The reconciler's decisions over the live exports, imports, announces and ClusterSet, by key. */
+  readonly decisions: readonly Decision[];
+}
+
 export function compareWithLive(
   s: LiveSnapshot,
   model: ClusterSetProps,
   ctx: CompareContext,
   notes: Notes,
-): void {
+): Comparison {
   const result = compile(model);
   for (const d of result.diagnostics)
     notes.add({
@@ -81,14 +103,22 @@ export function compareWithLive(
       fix: d.fix,
     });
   identityFindings(s, model, ctx, notes);
-  if (!result.bundles) return;
+  if (!result.bundles) return { compiled: result, decisions: [] };
   const leaderBundle = result.bundles.get(model.leader) ?? [];
   compileImports(s, leaderBundle, ctx, notes);
   memberSides(s, model, result.bundles, ctx, notes);
+  const config = renderedReconcilerConfig(leaderBundle);
+  if (config === undefined) return { compiled: result, decisions: [] };
+  const decisions = reconcilerDecisions(s, config, ctx);
+  dynamicImports(s, decisions, ctx, notes);
+  return { compiled: result, config, decisions };
+}
+
+/** The reconciler config the leader bundle renders (its ConfigMap), if it renders one. */
+export function renderedReconcilerConfig(leaderBundle: readonly K8sObject[]): ReconcilerConfig | undefined {
   const cm = leaderBundle.find((o) => o.kind === 'ConfigMap' && o.metadata.name === RECONCILER_CONFIG_NAME);
   const text = cm && isObject(cm.data) ? str(cm.data[RECONCILER_CONFIG_KEY]) : undefined;
-  if (text !== undefined)
-    dynamicImports(s, parseReconcilerConfigText(text, RECONCILER_CONFIG_NAME), ctx, notes);
+  return text === undefined ? undefined : parseReconcilerConfigText(text, RECONCILER_CONFIG_NAME);
 }
 
 // -------------------------------------------------------------------------- compiled imports
@@ -341,15 +371,25 @@ function addressSet(subsets: unknown): string[] {
   return [...new Set(out)].sort(cmp);
 }
 
-function dynamicImports(s: LiveSnapshot, config: ReconcilerConfig, ctx: CompareContext, notes: Notes): void {
+/**
+ * The reconciler's own pure decisions (lib/reconciler/desired.ts) over the live leader, key by key, as
+ * it would take them the moment it leads: Services, ClusterInfo, label identities (IDs adopted as it
+ * adopts them at start, the oldest import first), members (announce finalizers, retirement), exports
+ * no reconcile owns, and the leader ClusterSet's status. Keys in a fixed order.
+ */
+export function reconcilerDecisions(
+  s: LiveSnapshot,
+  config: ReconcilerConfig,
+  ctx: Pick<CompareContext, 'leaderNamespace'>,
+): Decision[] {
   const liveExports = list(s.leader, MC_ANY, 'ResourceExport', ctx.leaderNamespace);
   const liveImports = list(s.leader, MC_ANY, 'ResourceImport', ctx.leaderNamespace);
   const exports = liveExports.map((e) => trimExport(e as unknown as Json));
   const imports = new Map(liveImports.map((i) => [i.metadata.name, trimImport(i as unknown as Json)]));
-  const liveImport = new Map(liveImports.map((i) => [i.metadata.name, i]));
   const sameSpec: SameSpec = (existing, desired) => existing.specDigest === specDigest(desired);
   const now = s.readAt;
-  const outcomes: Outcome[] = [];
+  const nowMs = parseTime(now) ?? 0;
+  const decisions: Decision[] = [];
 
   // Services: every Service named by an export or an Endpoints import.
   const services = new Set<string>();
@@ -365,8 +405,9 @@ function dynamicImports(s: LiveSnapshot, config: ReconcilerConfig, ctx: CompareC
       services.add(`${i.specNamespace}/${i.specName}`);
   for (const key of [...services].sort(cmp)) {
     const [namespace, name] = key.split('/') as [string, string];
-    outcomes.push(
-      reconcileService({
+    decisions.push({
+      key: `svc/${key}`,
+      outcome: reconcileService({
         config,
         namespace,
         name,
@@ -381,15 +422,16 @@ function dynamicImports(s: LiveSnapshot, config: ReconcilerConfig, ctx: CompareC
         sameSpec,
         now,
       }),
-    );
+    });
   }
   // ClusterInfo.
   const infos = new Set<string>();
   for (const e of exports) if (e.spec?.kind === 'ClusterInfo') infos.add(e.name);
   for (const i of imports.values()) if (i.kind === 'ClusterInfo') infos.add(i.name);
   for (const name of [...infos].sort(cmp))
-    outcomes.push(
-      reconcileClusterInfo({
+    decisions.push({
+      key: `ci/${name}`,
+      outcome: reconcileClusterInfo({
         config,
         name,
         export: exports.find((e) => e.name === name && e.spec?.kind === 'ClusterInfo'),
@@ -397,7 +439,7 @@ function dynamicImports(s: LiveSnapshot, config: ReconcilerConfig, ctx: CompareC
         sameSpec,
         now,
       }),
-    );
+    });
   // Label identities: IDs adopted as the reconciler adopts them at start (label-ids.ts), the oldest import first.
   const labelImports = [...imports.values()]
     .filter((i) => i.kind === 'LabelIdentity')
@@ -421,10 +463,10 @@ function dynamicImports(s: LiveSnapshot, config: ReconcilerConfig, ctx: CompareC
     if (h) hashes.add(h);
   }
   for (const i of labelImports) hashes.add(i.name);
-  const labelOutcomes: Outcome[] = [];
   for (const hash of [...hashes].sort(cmp))
-    labelOutcomes.push(
-      reconcileLabel({
+    decisions.push({
+      key: `label/${hash}`,
+      outcome: reconcileLabel({
         config,
         hash,
         exports: labelExports.filter((e) => labelHashOfExportName(e.name) === hash),
@@ -433,7 +475,63 @@ function dynamicImports(s: LiveSnapshot, config: ReconcilerConfig, ctx: CompareC
         sameSpec,
         now,
       }),
-    );
+    });
+  // Members: every member of the model, and every cluster that announces or exports.
+  const announces = list(s.leader, MC_ANY, 'MemberClusterAnnounce', ctx.leaderNamespace).map((a) =>
+    trimAnnounce(a as unknown as Json, RECONCILER_FIELD_MANAGER),
+  );
+  const clusterIds = new Set<string>(config.members.map((m) => m.id));
+  for (const a of announces) {
+    const id = a.clusterID ?? announceClusterId(a.name);
+    if (id) clusterIds.add(id);
+  }
+  for (const e of exports) if (typeof e.spec?.clusterID === 'string') clusterIds.add(e.spec.clusterID);
+  for (const id of [...clusterIds].sort(cmp))
+    decisions.push({
+      key: `member/${id}`,
+      outcome: reconcileMember({
+        clusterId: id,
+        isMember: config.members.some((m) => m.id === id),
+        announce: announces.find((a) => a.name === announceName(id)),
+        exports: exports.filter((e) => e.spec?.clusterID === id),
+        retireAfterMs: config.retireMembersAfterSeconds * 1000,
+        nowMs,
+      }),
+    });
+  // Exports no reconcile owns (an ACNP export among them: replicated policies are compiled).
+  for (const e of [...exports].sort((a, b) => cmp(a.name, b.name)))
+    if (exportKey(e) === `export/${e.name}`)
+      decisions.push({ key: `export/${e.name}`, outcome: reconcileStray(e, now) });
+  // The leader ClusterSet's status.
+  const cs = list(s.leader, MC_ANY, 'ClusterSet', ctx.leaderNamespace).find(
+    (o) => o.metadata.name === config.clusterSetId,
+  );
+  decisions.push({
+    key: 'clusterset',
+    outcome: reconcileClusterSet({
+      clusterSet: cs ? trimClusterSet(cs as unknown as Json) : undefined,
+      announces,
+      nowMs,
+    }),
+  });
+  return decisions;
+}
+
+function dynamicImports(
+  s: LiveSnapshot,
+  decisions: readonly Decision[],
+  ctx: CompareContext,
+  notes: Notes,
+): void {
+  const liveExports = list(s.leader, MC_ANY, 'ResourceExport', ctx.leaderNamespace);
+  const liveImports = list(s.leader, MC_ANY, 'ResourceImport', ctx.leaderNamespace);
+  const imports = new Map(liveImports.map((i) => [i.metadata.name, trimImport(i as unknown as Json)]));
+  const liveImport = new Map(liveImports.map((i) => [i.metadata.name, i]));
+  const labelExports = liveExports.filter((e) => spec(e).kind === 'LabelIdentity');
+  const outcomes = decisions
+    .filter((d) => d.key.startsWith('svc/') || d.key.startsWith('ci/'))
+    .map((d) => d.outcome);
+  const labelOutcomes = decisions.filter((d) => d.key.startsWith('label/')).map((d) => d.outcome);
 
   const failed = new Set(
     liveExports
