@@ -356,7 +356,7 @@ function identityFindings(s: LiveSnapshot, model: ClusterSetProps, ctx: CompareC
 
 // -------------------------------------------------------------------------- what the reconciler does first
 
-function addressSet(subsets: unknown): string[] {
+export function addressSet(subsets: unknown): string[] {
   const out: string[] = [];
   for (const sub of Array.isArray(subsets) ? subsets : []) {
     if (!isObject(sub)) continue;

@@ -112,7 +112,7 @@ function leaders0(cs: LiveObject | undefined): Json {
 }
 
 /** A member's ClusterSet: the one naming the member's ID, else the only one that names a leader server. */
-function memberClusterSet(c: ClusterSnapshot, id: string): LiveObject | undefined {
+export function memberClusterSet(c: ClusterSnapshot, id: string): LiveObject | undefined {
   const all = list(c, MC_ANY, 'ClusterSet').filter(
     (o) => str(leaders0(o).server) !== undefined || str(leaders0(o).secret) !== undefined,
   );

@@ -48,7 +48,7 @@ import {
   MEMBER_CONTROLLER_CONFIG,
   MEMBER_CONTROLLER_DEPLOYMENT,
 } from '../names';
-import { collectionPath, type Resource } from '../status/resources';
+import { collectionPath, RESOURCES, resourceOf, type Resource } from '../status/resources';
 import { dumpYaml } from '../yaml';
 import type { ClusterSnapshot, LiveObject, LiveSnapshot } from './snapshot';
 
@@ -249,10 +249,15 @@ function what(r: Resource, namespace: string | undefined): string {
 }
 
 /** Turns a failure into the error the user reads (unreachable, forbidden, other). */
-function failure(c: ClusterReader, e: unknown, r: Resource, namespace: string | undefined): ImportReadError {
+function failure(
+  c: ClusterReader,
+  e: unknown,
+  r: Resource,
+  namespace: string | undefined,
+  verb: 'get' | 'list' = 'list',
+): ImportReadError {
   const where = `context ${JSON.stringify(c.context)} (${c.server})`;
   if (e instanceof HttpError && e.code === 403) {
-    const verb = 'list';
     return new ImportReadError(
       `${where}: forbidden to ${verb} ${what(r, namespace)}: ${e.message}; grant ${verb} on ${what(r, undefined).replace(/ in namespace.*/, '')}` +
         ` (\`clusterset import --print-rbac\` prints a read-only ClusterRole with every permission import needs)`,
@@ -264,7 +269,7 @@ function failure(c: ClusterReader, e: unknown, r: Resource, namespace: string | 
     );
   if (e instanceof HttpError)
     return new ImportReadError(
-      `${where}: listing ${what(r, namespace)} failed: HTTP ${e.code}: ${e.message}`,
+      `${where}: ${verb === 'get' ? 'reading' : 'listing'} ${what(r, namespace)} failed: HTTP ${e.code}: ${e.message}`,
     );
   return new ImportReadError(`${where} cannot be reached: ${(e as Error).message}`);
 }
@@ -421,6 +426,60 @@ export async function readLeader(c: ClusterReader): Promise<ClusterSnapshot> {
   return { context: c.context, server: c.server, objects: [...sets, ...read.flat()] };
 }
 
+/** One object a bundle renders: what `readRendered` looks up. */
+export interface RenderedRef {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: { readonly name: string; readonly namespace?: string };
+}
+
+/**
+ * For `import --check`: the live object under each name a bundle renders, read with GET (a 404, or a
+ * kind whose CRD is not installed, is "not there"). Secrets are never got (a GET returns the data):
+ * each is looked up in a Table of names and types, as a member's Secrets are listed. Collections of
+ * more than 20 rendered names are listed once instead.
+ */
+export async function readRendered(c: ClusterReader, objects: readonly RenderedRef[]): Promise<LiveObject[]> {
+  const groups = new Map<string, { r: Resource; namespace: string | undefined; names: string[] }>();
+  for (const o of objects) {
+    const r = resourceOf(o.apiVersion, o.kind);
+    if (!r)
+      throw new ImportReadError(
+        `the bundle renders ${o.apiVersion} ${o.kind}, which import --check cannot read (not in lib/status/resources.ts)`,
+      );
+    const namespace = r.namespaced ? o.metadata.namespace : undefined;
+    const k = `${r.apiVersion}/${r.kind}/${namespace ?? ''}`;
+    if (!groups.has(k)) groups.set(k, { r, namespace, names: [] });
+    groups.get(k)!.names.push(o.metadata.name);
+  }
+  const fns: (() => Promise<LiveObject[]>)[] = [];
+  for (const { r, namespace, names } of groups.values()) {
+    if (r.kind === 'Secret') {
+      fns.push(async () => {
+        const all = await secretNames(c, namespace ?? 'default');
+        return all.filter((x) => names.includes(x.metadata.name));
+      });
+    } else if (names.length > 20) {
+      fns.push(async () => {
+        const all = await list(c, r, { namespace });
+        return all.filter((x) => names.includes(x.metadata.name));
+      });
+    } else {
+      for (const name of names)
+        fns.push(async () => {
+          try {
+            const body = await c.get(`${collectionPath(r, namespace)}/${encodeURIComponent(name)}`);
+            return [asLive(r, body)];
+          } catch (e) {
+            if (e instanceof HttpError && e.code === 404) return [];
+            throw failure(c, e, r, namespace, 'get');
+          }
+        });
+    }
+  }
+  return (await all(fns)).flat();
+}
+
 /** What is read in member `id`. */
 export async function readMember(c: ClusterReader, id: string): Promise<ClusterSnapshot> {
   const sets = await list(c, K.ClusterSet);
@@ -542,7 +601,8 @@ export const IMPORT_IDENTITY = 'clusterset-import';
 /** The rules: one per API group, get and list only; Secrets and Nodes list only. */
 export function importRules(): { apiGroups: string[]; resources: string[]; verbs: string[] }[] {
   const byGroup = new Map<string, Map<string, string[]>>();
-  for (const r of Object.values(IMPORT_RESOURCES)) {
+  // What import reads, and what `import --check` reads by name: every kind a bundle renders.
+  for (const r of [...Object.values(IMPORT_RESOURCES), ...RESOURCES]) {
     const group = r.apiVersion.includes('/') ? r.apiVersion.split('/')[0]! : '';
     // Secrets: never get (a GET of a Secret returns its data); list, asked as metadata or a Table.
     const verbs = METADATA_ONLY.has(r.kind) ? ['list'] : ['get', 'list'];
