@@ -777,6 +777,28 @@ export interface ReconcilerProps {
    * @example { requests: { memory: '128Mi' }, limits: { memory: '512Mi' } }
    */
   readonly resources?: ReconcilerResourcesProps;
+
+  /**
+   * Hold the reconciler back from leading while Antrea's own leader controller still runs in the
+   * leader namespace: the warm standby of a cut-over from Antrea's leader (`clusterset import`
+   * writes it true, docs/import.md). The reconciler starts, syncs its caches, serves metrics and
+   * readiness (a standby replica is Ready), but takes the Lease `clusterset-reconciler` only once
+   * Deployment `antrea-mc-controller` in the leader namespace has no replicas (`spec.replicas` and
+   * `status.replicas` 0) or does not exist, and neither of Antrea's leader webhook configurations
+   * (`antrea-multicluster-antrea-mc-mutating-webhook-configuration`,
+   * `antrea-multicluster-antrea-mc-validating-webhook-configuration`, which fail closed without
+   * their Pod) exists; it leads within seconds of the last of them going (it watches them). Should
+   * any of them come back while it leads, it stops writing, releases the Lease, logs an error
+   * naming what came back, and leads again once it is gone: two leader writers never run at once.
+   * Meanwhile the leader bundle's admission policies let Antrea's leader
+   * (`system:serviceaccount:<leaderNamespace>:antrea-mc-controller`) write the compiled
+   * ResourceImports as it does today, and the reconciler's Role and a ClusterRole
+   * `<leaderNamespace>-clusterset-reconciler-antrea-leader` let it get, list and watch that
+   * Deployment and those two webhook configurations by name. Set it false (or remove it) once the
+   * cut-over is done: the exception and those rights go, and the reconciler no longer looks.
+   * @default false
+   */
+  readonly waitForAntreaLeader?: boolean;
 }
 
 /** Requests and limits of the reconciler container. */

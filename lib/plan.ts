@@ -160,6 +160,8 @@ export interface PlannedReconciler {
   readonly replicas: number;
   readonly retireMembersAfterSeconds: number;
   readonly resources: { readonly requests: PlannedQuantities; readonly limits: PlannedQuantities };
+  /** Hold back from leading while Antrea's leader runs (ReconcilerProps.waitForAntreaLeader). */
+  readonly waitForAntreaLeader: boolean;
 }
 
 export interface Plan {
@@ -402,6 +404,7 @@ export function planReconciler(r: ReconcilerProps | undefined): PlannedReconcile
       requests: quantities(r?.resources?.requests, DEFAULT_RECONCILER_RESOURCES.requests),
       limits: quantities(r?.resources?.limits, DEFAULT_RECONCILER_RESOURCES.limits),
     },
+    waitForAntreaLeader: r?.waitForAntreaLeader ?? false,
   };
 }
 

@@ -17,6 +17,8 @@ export const BUILTIN_KINDS: ReadonlySet<string> = new Set([
   'v1/ConfigMap',
   'rbac.authorization.k8s.io/v1/Role',
   'rbac.authorization.k8s.io/v1/RoleBinding',
+  'rbac.authorization.k8s.io/v1/ClusterRole',
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding',
   'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy',
   'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding',
   'apiextensions.k8s.io/v1/CustomResourceDefinition',

@@ -43,6 +43,13 @@ export interface ReconcilerConfig {
    * Antrea's leader retires it: its announce and its exports are deleted. Antrea: 24 h.
    */
   readonly retireMembersAfterSeconds: number;
+  /**
+   * Lead only once Antrea's own leader controller is gone from the leader namespace (its Deployment
+   * without replicas, its leader webhook configurations deleted), and step down should it come
+   * back: the warm standby of a cut-over (antrea-leader.ts). Absent means false; the renderer
+   * writes it only when true, so that a config without it keeps its bytes.
+   */
+  readonly waitForAntreaLeader?: boolean;
 }
 
 /** Antrea's leader retires members silent for 24 h (leader/stale_controller.go). */
@@ -93,6 +100,7 @@ export function parseReconcilerConfig(value: unknown, source: string): Reconcile
     'members',
     'services',
     'retireMembersAfterSeconds',
+    'waitForAntreaLeader',
   ]);
   str(value, 'clusterSetId', '$');
   str(value, 'leaderNamespace', '$');
@@ -103,6 +111,11 @@ export function parseReconcilerConfig(value: unknown, source: string): Reconcile
     Number.isInteger(value.retireMembersAfterSeconds) && (value.retireMembersAfterSeconds as number) > 0,
     '$.retireMembersAfterSeconds',
     'a positive whole number of seconds is required',
+  );
+  need(
+    value.waitForAntreaLeader === undefined || typeof value.waitForAntreaLeader === 'boolean',
+    '$.waitForAntreaLeader',
+    'true or false is required',
   );
   const memberIds = new Set<string>();
   if (need(Array.isArray(value.members), '$.members', 'a list is required')) {

@@ -6,6 +6,10 @@
  * Keys: `svc/<ns>/<name>` (an Endpoints import and the status of that Service's exports),
  * `ci/<id>-clusterinfo`, `label/<hash16>`, `member/<id>` (announce finalizer and retirement),
  * `export/<name>` (exports no other key owns), and `clusterset` (the leader ClusterSet's status).
+ *
+ * With `waitForAntreaLeader`, three more caches, each of one object by name: Antrea's leader
+ * Deployment and its two webhook configurations. Every change of them asks antrea-leader.ts whether
+ * Antrea's leader still runs, and wakes the elector, which leads only while nothing does.
  */
 import { performance } from 'node:perf_hooks';
 import { announceName, endpointsImportName, RECONCILER_NAME, serviceImportName } from '../names';
@@ -29,6 +33,13 @@ import {
   type ImportSpec,
   type Outcome,
 } from './desired';
+import {
+  ANTREA_LEADER_DEPLOYMENT,
+  ANTREA_LEADER_WEBHOOKS,
+  antreaLeaderRunning,
+  observeDeployment,
+  type ObservedDeployment,
+} from './antrea-leader';
 import { LeaderElector } from './election';
 import { Informer } from './informer';
 import { isApiError, type KubeClient } from './kube';
@@ -101,6 +112,22 @@ function clusterOf(e: CachedExport | undefined): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
+/** An object of Antrea's leader the standby watches: its name, and its replicas for the Deployment. */
+interface CachedAntreaObject {
+  readonly name: string;
+  readonly resourceVersion: string;
+  readonly deployment?: ObservedDeployment;
+}
+
+function trimAntreaObject(raw: Record<string, unknown>, deployment: boolean): CachedAntreaObject {
+  const md = (raw.metadata ?? {}) as { name?: string; resourceVersion?: string };
+  return {
+    name: md.name ?? '',
+    resourceVersion: md.resourceVersion ?? '',
+    ...(deployment ? { deployment: observeDeployment(raw) } : {}),
+  };
+}
+
 export class Controller {
   readonly exports: Informer<CachedExport>;
   readonly imports: Informer<CachedImport>;
@@ -108,6 +135,16 @@ export class Controller {
   readonly clusterSets: Informer<CachedClusterSet>;
   readonly queue: WorkQueue;
   readonly elector: LeaderElector;
+  /** Antrea's leader Deployment and webhook configurations, watched only with waitForAntreaLeader. */
+  readonly antreaLeader:
+    | {
+        readonly deployment: Informer<CachedAntreaObject>;
+        readonly mutating: Informer<CachedAntreaObject>;
+        readonly validating: Informer<CachedAntreaObject>;
+      }
+    | undefined;
+  /** What of Antrea's leader ran at the last change seen (joined), to log each change once. */
+  private antreaSeen: string | undefined;
   private readonly allocator = new LabelIdAllocator();
   /** Key → names of the exports it owns; cluster ID → names of its exports. */
   private readonly byKey = new Map<string, Set<string>>();
@@ -169,6 +206,38 @@ export class Controller {
       trim: trimClusterSet,
       onChange: () => this.queue.add(CLUSTERSET_KEY),
     });
+    if (o.config.waitForAntreaLeader) {
+      const watch = (path: string, resource: string, name: string, deployment: boolean) =>
+        new Informer<CachedAntreaObject>({
+          ...common,
+          path,
+          resource,
+          fieldSelector: `metadata.name=${name}`,
+          trim: (raw) => trimAntreaObject(raw, deployment),
+          onChange: () => this.onAntreaLeader(),
+        });
+      const admission = '/apis/admissionregistration.k8s.io/v1';
+      this.antreaLeader = {
+        deployment: watch(
+          `/apis/apps/v1/namespaces/${this.ns}/deployments`,
+          'deployments',
+          ANTREA_LEADER_DEPLOYMENT,
+          true,
+        ),
+        mutating: watch(
+          `${admission}/mutatingwebhookconfigurations`,
+          'mutatingwebhookconfigurations',
+          ANTREA_LEADER_WEBHOOKS.mutating,
+          false,
+        ),
+        validating: watch(
+          `${admission}/validatingwebhookconfigurations`,
+          'validatingwebhookconfigurations',
+          ANTREA_LEADER_WEBHOOKS.validating,
+          false,
+        ),
+      };
+    }
     this.queue = new WorkQueue({
       concurrency: o.workers ?? 4,
       process: (key, deferred) => this.process(key, deferred),
@@ -197,25 +266,88 @@ export class Controller {
         this.queue.pause();
         await Promise.race([this.queue.settled(), new Promise((r) => setTimeout(r, 5000).unref())]);
       },
+      ...(this.antreaLeader ? { holdBack: () => this.antreaLeaderRunning() } : {}),
     });
     this.registerGauges();
   }
 
+  /** Every cache: the four resources, and Antrea's leader objects with waitForAntreaLeader. */
+  private get informers(): Pick<Informer<never>, 'run' | 'waitSynced' | 'synced'>[] {
+    const a = this.antreaLeader;
+    return [
+      this.exports,
+      this.imports,
+      this.announces,
+      this.clusterSets,
+      ...(a ? [a.deployment, a.mutating, a.validating] : []),
+    ];
+  }
+
   /** All caches hold their first list. */
   get synced(): boolean {
-    return this.exports.synced && this.imports.synced && this.announces.synced && this.clusterSets.synced;
+    return this.informers.every((i) => i.synced);
+  }
+
+  /**
+   * What of Antrea's leader still runs (antrea-leader.ts), or that its caches have not synced yet;
+   * empty when the reconciler may lead (always, without waitForAntreaLeader).
+   */
+  antreaLeaderRunning(): string[] {
+    const a = this.antreaLeader;
+    if (!a) return [];
+    if (!a.deployment.synced || !a.mutating.synced || !a.validating.synced)
+      return ["the caches of Antrea's leader Deployment and webhook configurations have not synced"];
+    return antreaLeaderRunning({
+      namespace: this.ns,
+      deployment: a.deployment.store.get(ANTREA_LEADER_DEPLOYMENT)?.deployment,
+      mutatingWebhook: a.mutating.store.has(ANTREA_LEADER_WEBHOOKS.mutating),
+      validatingWebhook: a.validating.store.has(ANTREA_LEADER_WEBHOOKS.validating),
+    });
+  }
+
+  /**
+   * A change of Antrea's leader objects (or their first sync): log what runs when that changed,
+   * as an error when it came back under a leading reconciler, then wake the elector, which stops
+   * leading at once or takes the Lease within its next round.
+   */
+  private onAntreaLeader(): void {
+    const a = this.antreaLeader;
+    if (!a || !a.deployment.synced || !a.mutating.synced || !a.validating.synced) return;
+    const running = this.antreaLeaderRunning();
+    const seen = running.join('\n');
+    if (seen !== this.antreaSeen) {
+      const first = this.antreaSeen === undefined;
+      this.antreaSeen = seen;
+      if (running.length === 0)
+        this.o.log.info(
+          first
+            ? "Antrea's leader controller is not running: this reconciler may lead"
+            : "Antrea's leader controller is gone: this reconciler may lead",
+          { namespace: this.ns },
+        );
+      else if (this.elector.isLeader())
+        this.o.log.error(
+          "Antrea's leader controller came back while this reconciler leads: it stops writing and releases the Lease until Antrea's leader is gone again (two leader writers must never run at once)",
+          { namespace: this.ns, running },
+        );
+      else
+        this.o.log.warn("standby: waiting for Antrea's leader controller to stop before leading", {
+          namespace: this.ns,
+          running,
+        });
+    }
+    this.elector.wake();
   }
 
   /** Runs until the signal aborts: caches, then the election; the queue runs while leading. */
   async run(signal: AbortSignal): Promise<void> {
-    const informers = [this.exports, this.imports, this.announces, this.clusterSets].map((i) =>
-      i.run(signal),
-    );
+    const informers = this.informers.map((i) => i.run(signal));
     await Promise.race([
-      Promise.all([this.exports, this.imports, this.announces, this.clusterSets].map((i) => i.waitSynced())),
+      Promise.all(this.informers.map((i) => i.waitSynced())),
       new Promise((r) => signal.addEventListener('abort', r)),
     ]);
     if (!signal.aborted) this.o.log.info('caches synced', this.counts());
+    this.onAntreaLeader();
     const resync = setInterval(
       () => {
         if (this.elector.isLeader()) this.enqueueAll();
@@ -675,6 +807,11 @@ export class Controller {
       ];
     });
     m.gauge('label_ids', 'Label identity IDs in use.', () => [[{}, this.allocator.size]]);
+    m.gauge(
+      'waiting_for_antrea_leader',
+      "1 while this replica is held back from leading because Antrea's leader controller still runs (waitForAntreaLeader).",
+      () => [[{}, this.antreaLeaderRunning().length > 0 ? 1 : 0]],
+    );
   }
 
   /** For /readyz: which caches have not synced yet (empty when ready). */
@@ -684,6 +821,10 @@ export class Controller {
     if (!this.imports.synced) out.push('resourceimports');
     if (!this.announces.synced) out.push('memberclusterannounces');
     if (!this.clusterSets.synced) out.push('clustersets');
+    const a = this.antreaLeader;
+    if (a && !a.deployment.synced) out.push('deployments');
+    if (a && !a.mutating.synced) out.push('mutatingwebhookconfigurations');
+    if (a && !a.validating.synced) out.push('validatingwebhookconfigurations');
     return out;
   }
 }

@@ -16,7 +16,6 @@
  */
 import { isApiError, type KubeClient } from './kube';
 import type { Logger } from './log';
-import { sleep } from './sleep';
 
 export interface ElectorOptions {
   readonly client: KubeClient;
@@ -38,6 +37,13 @@ export interface ElectorOptions {
   readonly labels?: Readonly<Record<string, string>>;
   /** On shutdown, before the Lease is released: let writes in flight finish. */
   readonly beforeRelease?: () => Promise<void>;
+  /**
+   * Why this replica may not lead now, one phrase each; empty (or no function) when it may. Asked
+   * before every round and on `wake()`. Held back, it does not take the Lease; held back while
+   * leading, it stops leading at once and releases the Lease (after `beforeRelease`). Used for the
+   * warm standby beside Antrea's leader (antrea-leader.ts).
+   */
+  readonly holdBack?: () => readonly string[];
 }
 
 interface Lease {
@@ -72,6 +78,12 @@ export class LeaderElector {
   private lastHolder = '';
   private leading = false;
   private lastRenewMs = 0;
+  /** We took the Lease and have not released it since (held back, it must be released). */
+  private holding = false;
+  /** Ends the current wait between rounds early (wake()). */
+  private wakeUp: (() => void) | undefined;
+  /** wake() was called during a round: the next wait ends at once. */
+  private woken = false;
   private readonly now: () => number;
   private readonly path: string;
   private chain: Promise<unknown> = Promise.resolve();
@@ -205,6 +217,56 @@ export class LeaderElector {
     if (renewed) this.lastRenewMs = now;
   }
 
+  private heldBack(): readonly string[] {
+    return this.o.holdBack?.() ?? [];
+  }
+
+  /**
+   * Something `holdBack` reads has changed: stop leading at once if it now holds us back (no write
+   * starts after this returns), and run the next round now instead of after the retry period.
+   */
+  wake(): void {
+    const held = this.heldBack();
+    if (held.length > 0 && this.leading) this.stopLeading(`held back: ${held.join('; ')}`);
+    if (this.wakeUp) this.wakeUp();
+    else this.woken = true;
+  }
+
+  /** Waits `ms`, or less if the signal aborts or wake() is called. */
+  private pause(ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (signal.aborted || this.woken) {
+        this.woken = false;
+        return resolve();
+      }
+      const done = () => {
+        clearTimeout(t);
+        signal.removeEventListener('abort', done);
+        this.wakeUp = undefined;
+        resolve();
+      };
+      const t = setTimeout(done, ms);
+      signal.addEventListener('abort', done);
+      this.wakeUp = done;
+    });
+  }
+
+  /**
+   * Held back: not leading, and the Lease released if we still hold it (after the writes in flight
+   * finished), so that the Lease says nobody leads rather than a replica that does not write.
+   */
+  private async standBy(held: readonly string[]): Promise<void> {
+    if (this.leading) this.stopLeading(`held back: ${held.join('; ')}`);
+    if (!this.holding) return;
+    await this.o.beforeRelease?.();
+    await this.read();
+    if (this.lease?.spec?.holderIdentity === this.o.identity) {
+      await this.write({}, true);
+      this.o.log.info('released the Lease', { lease: this.o.name, why: 'held back' });
+    }
+    this.holding = false;
+  }
+
   private stopLeading(why: string): void {
     if (!this.leading) return;
     this.leading = false;
@@ -216,7 +278,8 @@ export class LeaderElector {
   async run(signal: AbortSignal): Promise<void> {
     const retry = this.o.retryPeriodMs ?? 2000;
     while (!signal.aborted) {
-      const step = this.chain.then(() => this.tryAcquireOrRenew());
+      const held = this.heldBack();
+      const step = this.chain.then(() => (held.length > 0 ? this.standBy(held) : this.tryAcquireOrRenew()));
       this.chain = step.catch(() => undefined);
       try {
         await step;
@@ -227,7 +290,7 @@ export class LeaderElector {
       }
       if (this.leading && !this.isLeader())
         this.stopLeading(`no successful renewal for ${this.renewDeadlineMs} ms`);
-      await sleep(retry, signal);
+      await this.pause(retry, signal);
     }
     await this.chain;
     if (this.leading) {
@@ -241,7 +304,16 @@ export class LeaderElector {
         this.o.log.warn('could not release the Lease', { error: (e as Error).message });
       }
       this.o.onStoppedLeading();
+    } else if (this.holding) {
+      // Held back, and stopped before a round released it: release it now, quietly.
+      try {
+        await this.read();
+        if (this.lease?.spec?.holderIdentity === this.o.identity) await this.write({}, true);
+      } catch (e) {
+        this.o.log.warn('could not release the Lease', { error: (e as Error).message });
+      }
     }
+    this.holding = false;
   }
 
   private async tryAcquireOrRenew(): Promise<void> {
@@ -270,6 +342,7 @@ export class LeaderElector {
       if (!this.leading) this.becomeLeader();
       return;
     }
+    this.holding = false;
     if (this.leading) this.stopLeading(`the Lease is held by ${holder || 'nobody'}`);
     const duration = (lease.spec?.leaseDurationSeconds ?? this.o.leaseDurationS ?? 15) * 1000;
     const free = holder === '' || now > this.observedAt + duration;
@@ -279,6 +352,12 @@ export class LeaderElector {
   }
 
   private becomeLeader(): void {
+    this.holding = true;
+    // Held back while the write was in flight: the next round (woken now) releases the Lease.
+    if (this.heldBack().length > 0) {
+      this.woken = true;
+      return;
+    }
     this.leading = true;
     this.o.log.info('started leading', { lease: this.o.name, identity: this.o.identity });
     this.o.onStartedLeading();

@@ -18,6 +18,12 @@
  *   Kubernetes' own clean-up may delete them (SYSTEM_DELETERS): else the namespace controller's
  *   deletes are refused and a deleted leader namespace stays Terminating for good; and the garbage
  *   collector may drop its own finalizers from one being deleted (a foreground prune ends so).
+ *   With `reconciler.waitForAntreaLeader` (the warm standby of a cut-over), Antrea's own leader
+ *   controller (ANTREA_LEADER_USERNAME) is let through too, as long as the flag is set: it writes
+ *   the ServiceImport and ACNP imports as it does today (ports of the first exporter, the first
+ *   ACNP export), until the cut-over stops it. It is the only policy that would refuse Antrea's
+ *   leader: the other two match only the member identities and the reconciler, and none matches
+ *   import, export or announce status, announce and export finalizers, or the ClusterSet.
  * - `<leaderNs>-reconciler-writes`: what the reconciler creates and updates serves its purpose only:
  *   ResourceImports of the dynamic kinds under Antrea's names, finalizer removal on ResourceExports,
  *   its own finalizer on MemberClusterAnnounces, and no Lease but its own (RBAC cannot name the
@@ -33,6 +39,7 @@ import {
   clusterInfoName,
 } from '../names';
 import type { Plan } from '../plan';
+import { ANTREA_LEADER_DEPLOYMENT } from '../reconciler/antrea-leader';
 import { memberUsername } from './member-access';
 import { RECONCILER_LEASE_NAME, RECONCILER_NAME } from './reconciler';
 import { SYNC_WAVE, WAVE_GUARDS, meta, put, type Sink } from './util';
@@ -61,6 +68,15 @@ export const SYSTEM_DELETERS = [
 
 function celList(xs: readonly string[]): string {
   return `[${xs.map(celString).join(', ')}]`;
+}
+
+/**
+ * The user Antrea's own leader controller writes as (its ServiceAccount in the leader namespace,
+ * antrea-mc.md §e): let through by the compiled-imports policy while the reconciler waits for it
+ * (`reconciler.waitForAntreaLeader`).
+ */
+export function antreaLeaderUsername(plan: Plan): string {
+  return `system:serviceaccount:${plan.leaderNamespace}:${ANTREA_LEADER_DEPLOYMENT}`;
 }
 
 export function memberWritesPolicyName(plan: Plan): string {
@@ -304,6 +320,15 @@ export function renderCompiledImportsPolicy(scope: Sink, plan: Plan): void {
             `${unchanged('spec')} && ${unchanged('metadata.labels')} && ${unchanged('metadata.annotations')} && ` +
             `(!has(object.metadata.finalizers) || object.metadata.finalizers.all(f, has(oldObject.metadata.finalizers) && f in oldObject.metadata.finalizers)))))`,
         },
+        // The warm standby of a cut-over: Antrea's leader still writes every import, as it does today.
+        ...(plan.reconciler.waitForAntreaLeader
+          ? [
+              {
+                name: 'not-antrea-leader-in-standby',
+                expression: `request.userInfo.username != ${celString(antreaLeaderUsername(plan))}`,
+              },
+            ]
+          : []),
       ],
       validations: [
         {

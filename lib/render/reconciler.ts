@@ -12,7 +12,13 @@
  *   that a config change rolls them;
  * - with two replicas or more, a PodDisruptionBudget `clusterset-reconciler` and a soft
  *   anti-affinity, so that a node drain or loss takes one replica at a time and the other, waiting
- *   on the Lease, takes over.
+ *   on the Lease, takes over;
+ * - with `waitForAntreaLeader` only (the warm standby beside Antrea's leader), a Role rule to get,
+ *   list and watch Deployment `antrea-mc-controller` by name, and ClusterRole and ClusterRoleBinding
+ *   `<leaderNamespace>-clusterset-reconciler-antrea-leader` to get, list and watch Antrea's two
+ *   leader webhook configurations by name (ANTREA_LEADER_RULES). RBAC lets a list or watch through
+ *   `resourceNames` only with the field selector `metadata.name=<that name>`, which is how the
+ *   reconciler lists and watches them.
  *
  * It writes only dynamic ResourceImports (endpoints, cluster info, label identities); the
  * compiled-imports admission policy keeps it off the compiled ones and the reconciler-writes policy
@@ -22,6 +28,7 @@ import { createHash } from 'node:crypto';
 import { k8s } from 'cdk8s-plus-33';
 import type { Plan, PlannedQuantities } from '../plan';
 import { memoryBytes } from '../quantity';
+import { ANTREA_LEADER_DEPLOYMENT, ANTREA_LEADER_WEBHOOKS } from '../reconciler/antrea-leader';
 import type { ReconcilerConfig } from '../reconciler/config';
 import { meta, put, type Sink } from './util';
 
@@ -161,6 +168,54 @@ export const ROLE_RULES: readonly {
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
 ];
 
+/**
+ * The rights the warm standby adds (waitForAntreaLeader): read Antrea's leader Deployment in the
+ * leader namespace (a Role rule) and its two leader webhook configurations (cluster-scoped, a
+ * ClusterRole), each by name and read-only.
+ */
+export const ANTREA_LEADER_RULES = {
+  role: {
+    apiGroups: ['apps'],
+    resources: ['deployments'],
+    resourceNames: [ANTREA_LEADER_DEPLOYMENT],
+    verbs: ['get', 'list', 'watch'],
+  },
+  clusterRole: [
+    {
+      apiGroups: ['admissionregistration.k8s.io'],
+      resources: ['mutatingwebhookconfigurations'],
+      resourceNames: [ANTREA_LEADER_WEBHOOKS.mutating],
+      verbs: ['get', 'list', 'watch'],
+    },
+    {
+      apiGroups: ['admissionregistration.k8s.io'],
+      resources: ['validatingwebhookconfigurations'],
+      resourceNames: [ANTREA_LEADER_WEBHOOKS.validating],
+      verbs: ['get', 'list', 'watch'],
+    },
+  ],
+} as const;
+
+/** The ClusterRole (and its binding) of the warm standby: cluster-scoped, so named by the namespace. */
+export function antreaLeaderWatcherName(plan: Plan): string {
+  return `${plan.leaderNamespace}-${RECONCILER_NAME}-antrea-leader`;
+}
+
+/** The Role's rules for this plan: ROLE_RULES, and the standby's read of Antrea's Deployment. */
+export function roleRules(plan: Plan): typeof ROLE_RULES {
+  const rules = ROLE_RULES.map((rule) => ({ ...rule }));
+  if (plan.reconciler.waitForAntreaLeader) {
+    const r = ANTREA_LEADER_RULES.role;
+    rules.push({
+      apiGroups: [...r.apiGroups],
+      resources: [...r.resources],
+      resourceNames: [...r.resourceNames],
+      verbs: [...r.verbs],
+    });
+  }
+  return rules;
+}
+
 /** What the reconciler needs to know of the model, in canonical order. */
 export function reconcilerConfig(plan: Plan): ReconcilerConfig {
   return {
@@ -179,6 +234,7 @@ export function reconcilerConfig(plan: Plan): ReconcilerConfig {
       exportedFrom: s.exportedFrom,
     })),
     retireMembersAfterSeconds: plan.reconciler.retireMembersAfterSeconds,
+    ...(plan.reconciler.waitForAntreaLeader ? { waitForAntreaLeader: true } : {}),
   };
 }
 
@@ -282,7 +338,7 @@ export function renderReconciler(scope: Sink, plan: Plan): void {
   });
   put(scope, k8s.KubeRole, {
     metadata: meta(RECONCILER_NAME, ns),
-    rules: ROLE_RULES.map((rule) => ({ ...rule })),
+    rules: roleRules(plan).map((rule) => ({ ...rule })),
   });
   put(scope, k8s.KubeRoleBinding, {
     metadata: meta(RECONCILER_NAME, ns),
@@ -295,6 +351,26 @@ export function renderReconciler(scope: Sink, plan: Plan): void {
   });
   renderDeployment(scope, plan, configText);
   if (plan.reconciler.replicas >= 2) renderDisruptionBudget(scope, plan);
+  if (plan.reconciler.waitForAntreaLeader) renderAntreaLeaderWatcher(scope, plan);
+}
+
+/** The standby's read of Antrea's leader webhook configurations, by name (ANTREA_LEADER_RULES). */
+function renderAntreaLeaderWatcher(scope: Sink, plan: Plan): void {
+  const name = antreaLeaderWatcherName(plan);
+  put(scope, k8s.KubeClusterRole, {
+    metadata: meta(name),
+    rules: ANTREA_LEADER_RULES.clusterRole.map((r) => ({
+      apiGroups: [...r.apiGroups],
+      resources: [...r.resources],
+      resourceNames: [...r.resourceNames],
+      verbs: [...r.verbs],
+    })),
+  });
+  put(scope, k8s.KubeClusterRoleBinding, {
+    metadata: meta(name),
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+    subjects: [{ kind: 'ServiceAccount', name: RECONCILER_NAME, namespace: plan.leaderNamespace }],
+  });
 }
 
 /**

@@ -37,6 +37,8 @@ export const RESOURCES: readonly Resource[] = [
   R('coordination.k8s.io/v1', 'Lease', 'leases', true),
   R('rbac.authorization.k8s.io/v1', 'Role', 'roles', true),
   R('rbac.authorization.k8s.io/v1', 'RoleBinding', 'rolebindings', true),
+  R('rbac.authorization.k8s.io/v1', 'ClusterRole', 'clusterroles', false),
+  R('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'clusterrolebindings', false),
   R('apiextensions.k8s.io/v1', 'CustomResourceDefinition', 'customresourcedefinitions', false),
   R('admissionregistration.k8s.io/v1', 'ValidatingAdmissionPolicy', 'validatingadmissionpolicies', false),
   R(
