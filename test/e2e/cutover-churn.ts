@@ -1,0 +1,63 @@
+/**
+ * Label churn in the members throughout a cut-over test: Pods' label sets change, so each member's
+ * Antrea controller exports a label identity that appears (`<id>-<hash16>`, as §d writes it, with the
+ * member's own token) and withdraws one no Pod carries any more. Each step uses a label never used
+ * before (`...&pod:app=churn,gen=<n>,member=<id>`), so a churned label's identity going away is the
+ * churn, and anything else going away is what the watchers look for. The member player
+ * (antrea-member-player.ts) has no Pods to read labels from, so this plays that part of Antrea's
+ * member beside it, with the same identity.
+ */
+import type { SimulatedMember } from './member';
+
+export const isChurnLabel = (label: string) => label.includes('&pod:app=churn,gen=');
+
+export class LabelChurn {
+  private n = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  /** Member ID → its churned labels live now, oldest first. */
+  readonly live = new Map<string, string[]>();
+  readonly errors: { at: number; member: string; message: string }[] = [];
+  steps = 0;
+
+  constructor(
+    private readonly members: ReadonlyMap<string, SimulatedMember>,
+    /** How many churned labels each member keeps at once. */
+    private readonly keep = 2,
+  ) {}
+
+  start(periodMs = 1000): void {
+    const tick = async () => {
+      await this.step();
+      if (!this.stopped) this.timer = setTimeout(() => void (this.running = tick()), periodMs);
+    };
+    this.running = tick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One change of labels in every member: a new label exported, the oldest beyond `keep` withdrawn. */
+  async step(): Promise<void> {
+    this.steps++;
+    for (const [id, m] of this.members) {
+      const labels = this.live.get(id) ?? [];
+      this.live.set(id, labels);
+      const label = `ns:kubernetes.io/metadata.name=shop&pod:app=churn,gen=${++this.n},member=${id}`;
+      try {
+        await m.createExport(m.labelExport(label));
+        labels.push(label);
+        while (labels.length > this.keep) {
+          await m.withdrawLabel(labels[0]!);
+          labels.shift();
+        }
+      } catch (e) {
+        this.errors.push({ at: Date.now(), member: id, message: (e as Error).message.slice(0, 300) });
+      }
+    }
+  }
+}
