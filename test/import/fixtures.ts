@@ -508,3 +508,45 @@ export function shuffled<T>(xs: readonly T[], seed: number): T[] {
   }
   return out;
 }
+
+/**
+ * GIVEN `f`, each member also holds what its member controller imported from the leader's imports
+ * (antrea-mc.md §i): Service `shop/antrea-mc-cart` (annotated, its own ClusterIP), ServiceImport
+ * `shop/cart` with that IP in `spec.ips`, Endpoints `shop/antrea-mc-cart` with the import's
+ * addresses, the LabelIdentity with its ID, and the other member's ClusterInfoImport.
+ */
+export function withMemberImports(f: Fixture): Fixture {
+  const annotations = { 'multicluster.antrea.io/imported-service': 'true' };
+  for (const [i, id] of ['east', 'west'].entries()) {
+    const other = id === 'east' ? 'west' : 'east';
+    const ip = `10.${101 + i}.200.1`;
+    f.members[id]!.push(
+      {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: meta('antrea-mc-cart', 'shop', { annotations }),
+        spec: { type: 'ClusterIP', clusterIP: ip, ports: [{ name: 'http', port: 8080, protocol: 'TCP' }] },
+      },
+      {
+        apiVersion: 'multicluster.x-k8s.io/v1alpha1',
+        kind: 'ServiceImport',
+        metadata: meta('cart', 'shop'),
+        spec: { type: 'ClusterSetIP', ips: [ip], ports: [{ name: 'http', port: 8080, protocol: 'TCP' }] },
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'Endpoints',
+        metadata: meta('antrea-mc-cart', 'shop', { annotations }),
+        subsets: subsets('10.101.0.10', '10.102.0.10'),
+      },
+      { apiVersion: MC1, kind: 'LabelIdentity', metadata: meta(LABEL_HASH), spec: { label: LABEL, id: 1 } },
+      {
+        apiVersion: MC1,
+        kind: 'ClusterInfoImport',
+        metadata: meta(`${other}-clusterinfo`, MNS),
+        spec: clusterInfo(other, other === 'east' ? 1 : 2),
+      },
+    );
+  }
+  return f;
+}

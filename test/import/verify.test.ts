@@ -1,0 +1,189 @@
+/**
+ * `clusterset import --snapshot` then `--verify` (lib/import/verify.ts) on the clean set with what
+ * each member imported (fixtures.ts withMemberImports): nothing changed passes; an import deleted and
+ * re-created (a new UID), a member Service re-created with a new ClusterIP, a changed label ID and
+ * an emptied address set each fail, naming the object and field; a new import is listed and passes;
+ * the record is the same bytes whatever order the set was read in, and holds no Secret.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { LiveSnapshot } from '../../lib/import/snapshot';
+import {
+  type VerifyResult,
+  parseRecord,
+  recordSurvivors,
+  renderRecord,
+  renderVerify,
+  verifySurvivors,
+} from '../../lib/import/verify';
+import {
+  type Fixture,
+  LABEL_HASH,
+  cleanSet,
+  obj,
+  resourceImport,
+  shuffled,
+  snapshot,
+  subsets,
+  withMemberImports,
+} from './fixtures';
+
+const NS = 'antrea-multicluster';
+/** One set (the fixtures number UIDs as they make objects): each test edits a copy of it. */
+const BASE = withMemberImports(cleanSet('antctl'));
+const before = (): Fixture => structuredClone(BASE);
+/** The record written before, read back from its file's text. */
+const recorded = parseRecord(renderRecord(recordSurvivors(snapshot(before()), NS)));
+
+function verify(edit: (f: Fixture) => void): VerifyResult {
+  const f = before();
+  edit(f);
+  return verifySurvivors(recorded, snapshot(f));
+}
+
+function violates(r: VerifyResult, cluster: string, object: string, field: string): void {
+  assert.not.ok(r.ok, 'verification fails');
+  const hit = r.violations.find((v) => v.cluster === cluster && v.object === object && v.field === field);
+  assert.ok(
+    hit,
+    `${cluster} ${object} ${field}; got ${r.violations.map((v) => `${v.cluster} ${v.object} ${v.field}`).join('; ')}`,
+  );
+  assert.match(renderVerify(r, 'text'), `${cluster}: ${object} ${field}`);
+}
+
+/** A new UID, as a delete and a re-create give. */
+function recreate(o: { metadata: Record<string, unknown> }): void {
+  o.metadata.uid = `${String(o.metadata.uid).slice(0, -4)}beef`;
+}
+
+test('GIVEN the record WHEN nothing changed THEN verification passes, every import and imported object checked', () => {
+  const r = verify(() => {});
+  assert.ok(r.ok, JSON.stringify(r.violations));
+  assert.equal(r.listed, []);
+  const kinds = new Set([
+    ...recorded.leader.objects.map((o) => o.kind),
+    ...Object.values(recorded.members).flatMap((m) => m.objects.map((o) => o.kind)),
+  ]);
+  for (const k of [
+    'ResourceImport',
+    'Service',
+    'ServiceImport',
+    'Endpoints',
+    'ClusterNetworkPolicy',
+    'LabelIdentity',
+    'ClusterInfoImport',
+  ])
+    assert.ok(kinds.has(k), `${k} recorded`);
+  assert.is(r.checked, recorded.leader.objects.length + 2 * recorded.members.east!.objects.length);
+  const ep = recorded.leader.objects.find((o) => o.name === 'shop-cart-endpoints')!;
+  assert.equal(ep.addresses, ['10.101.0.10:8080/TCP http', '10.102.0.10:8080/TCP http']);
+  assert.is(recorded.leader.objects.find((o) => o.name === LABEL_HASH)!.labelId, 1);
+  assert.is(recorded.members.east!.objects.find((o) => o.kind === 'Service')!.clusterIP, '10.101.200.1');
+  assert.match(renderVerify(r, 'text'), 'OK: every recorded import');
+});
+
+test('GIVEN the record WHEN an import was deleted and re-created (a new UID) THEN verification fails naming it', () => {
+  const r = verify((f) => recreate(obj(f.leader, 'ResourceImport', 'shop-cart-service')));
+  violates(r, 'leader', `ResourceImport ${NS}/shop-cart-service`, 'metadata.uid');
+});
+
+test('GIVEN the record WHEN an import is gone THEN verification fails naming it', () => {
+  const r = verify((f) => {
+    f.leader = f.leader.filter((o) => o.metadata.name !== 'guard-rails-antreaclusternetworkpolicy');
+  });
+  violates(r, 'leader', `ResourceImport ${NS}/guard-rails-antreaclusternetworkpolicy`, 'metadata.uid');
+});
+
+test("GIVEN the record WHEN east's imported Service was re-created with a new ClusterIP THEN verification fails on its UID, its ClusterIP and the ServiceImport's ips", () => {
+  const r = verify((f) => {
+    const svc = obj(f.members.east!, 'Service', 'antrea-mc-cart');
+    recreate(svc);
+    (svc.spec as { clusterIP: string }).clusterIP = '10.101.200.77';
+    (obj(f.members.east!, 'ServiceImport', 'cart').spec as { ips: string[] }).ips = ['10.101.200.77'];
+  });
+  violates(r, 'member east', 'Service shop/antrea-mc-cart', 'metadata.uid');
+  violates(r, 'member east', 'Service shop/antrea-mc-cart', 'spec.clusterIP');
+  violates(r, 'member east', 'ServiceImport shop/cart', 'spec.ips');
+});
+
+test('GIVEN the record WHEN a label ID changed THEN verification fails on the import and on the LabelIdentity in each member', () => {
+  const r = verify((f) => {
+    (obj(f.leader, 'ResourceImport', LABEL_HASH).spec as { labelIdentity: { id: number } }).labelIdentity.id =
+      2;
+    for (const id of ['east', 'west'])
+      (obj(f.members[id]!, 'LabelIdentity', LABEL_HASH).spec as { id: number }).id = 2;
+  });
+  violates(r, 'leader', `ResourceImport ${NS}/${LABEL_HASH}`, 'spec.labelIdentity.id');
+  violates(r, 'member west', `LabelIdentity ${LABEL_HASH}`, 'spec.id');
+});
+
+test("GIVEN the record WHEN west's imported Endpoints were emptied THEN verification fails: the address set is empty", () => {
+  const r = verify((f) => {
+    obj(f.members.west!, 'Endpoints', 'antrea-mc-cart').subsets = [];
+  });
+  violates(r, 'member west', 'Endpoints shop/antrea-mc-cart', 'subsets');
+  assert.equal(
+    r.violations.map((v) => v.message),
+    ['the address set is empty'],
+  );
+});
+
+test('GIVEN the record WHEN the Endpoints import lost an address THEN verification fails: the address set changed', () => {
+  const r = verify((f) => {
+    (obj(f.leader, 'ResourceImport', 'shop-cart-endpoints').spec as { endpoints: unknown }).endpoints = {
+      subsets: subsets('10.101.0.10'),
+    };
+  });
+  violates(r, 'leader', `ResourceImport ${NS}/shop-cart-endpoints`, 'spec.endpoints.subsets');
+});
+
+test('GIVEN the record WHEN a new import appeared and one was rewritten in place (same addresses, other order) THEN both are listed, and verification passes', () => {
+  const r = verify((f) => {
+    f.leader.push(
+      resourceImport('shop-new-service', {
+        name: 'new',
+        namespace: 'shop',
+        kind: 'ServiceImport',
+        serviceImport: { spec: { ports: [{ port: 80, protocol: 'TCP' }], type: 'ClusterSetIP' } },
+      }),
+    );
+    (obj(f.leader, 'ResourceImport', 'shop-cart-endpoints').spec as { endpoints: unknown }).endpoints = {
+      subsets: subsets('10.102.0.10', '10.101.0.10'),
+    };
+  });
+  assert.ok(r.ok, JSON.stringify(r.violations));
+  assert.equal(
+    r.listed.map((l) => `${l.object}: ${l.message}`),
+    [
+      `ResourceImport ${NS}/shop-cart-endpoints: spec changed in place (same UID)`,
+      `ResourceImport ${NS}/shop-new-service: new`,
+    ],
+  );
+});
+
+test('GIVEN the same set read in another order WHEN recorded THEN the file is the same bytes, and it holds no Secret', () => {
+  const f = before();
+  const s = snapshot(f);
+  const mixed: LiveSnapshot = {
+    ...s,
+    leader: { ...s.leader, objects: shuffled(s.leader.objects, 7) },
+    members: Object.fromEntries(
+      Object.entries(s.members)
+        .reverse()
+        .map(([id, c]) => [id, { ...c, objects: shuffled(c.objects, 11) }]),
+    ),
+  };
+  const a = renderRecord(recordSurvivors(s, NS));
+  assert.is(renderRecord(recordSurvivors(mixed, NS)), a);
+  assert.not.match(a, /"kind": "Secret"|token/);
+});
+
+test('GIVEN a file that is not a record WHEN parsed THEN it is refused, saying why', () => {
+  assert.throws(
+    () => parseRecord('{"leader": {}}'),
+    /not a snapshot written by clusterset import --snapshot/,
+  );
+  assert.throws(() => parseRecord('nope'), /not JSON/);
+});
+
+test.run();
