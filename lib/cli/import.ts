@@ -219,7 +219,7 @@ export const importCommand: CommandModule<object, ImportArgs> = {
       .option('force', {
         type: 'boolean',
         default: false,
-        describe: 'replace an --out or --report file that exists',
+        describe: 'replace an --out, --report or --snapshot file that exists',
       })
       .option('report', { type: 'string', describe: 'write the report to this file (default: stderr)' })
       .option('report-format', {
