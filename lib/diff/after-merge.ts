@@ -31,6 +31,8 @@ import {
 } from '../names';
 import { ARGOCD_APPS_FOLDER, CASCADE_FINALIZER, IN_CLUSTER_SERVER } from '../render/argocd';
 import type { Plan } from '../plan';
+import { ANTREA_LEADER_DEPLOYMENT, ANTREA_LEADER_WEBHOOKS } from '../reconciler/antrea-leader';
+import { ANTREA_LEADER_WATCHER_SUFFIX } from '../render/reconciler';
 import { ARGOCD_CM, ARGOCD_CONFIG_FOLDER, ARGOCD_FOLDER } from '../render/delivery';
 import { FLUX_FOLDER } from '../render/flux';
 import {
@@ -1192,7 +1194,27 @@ export function afterMerge(
     );
   }
 
+  breaking.push(...antreaLeaderStandby(diff, o.leader));
+
   return { steps, breaking };
+}
+
+/**
+ * `reconciler.waitForAntreaLeader` set false (the warm standby of a cut-over ends): its ClusterRole
+ * leaves the leader's bundle. From that sync the reconciler leads whatever runs beside it, and the
+ * compiled-imports policy refuses Antrea's leader again: merge only once Antrea's leader is gone.
+ */
+function antreaLeaderStandby(diff: TreeDiff, leader: string | undefined): string[] {
+  const bundle = diff.bundles.find((b) => b.type === 'cluster' && b.cluster === leader);
+  const role = bundle?.objects.find(
+    (x) =>
+      x.kind === 'ClusterRole' && x.name.endsWith(ANTREA_LEADER_WATCHER_SUFFIX) && x.change === 'removed',
+  );
+  if (!role) return [];
+  const ns = role.name.slice(0, -ANTREA_LEADER_WATCHER_SUFFIX.length);
+  return [
+    `the reconciler stops waiting for Antrea's leader (reconciler.waitForAntreaLeader off): merge only once Antrea's leader controller is gone from ${leader}, Deployment ${ns}/${ANTREA_LEADER_DEPLOYMENT} at 0 replicas (or deleted) and ${ANTREA_LEADER_WEBHOOKS.mutating} and ${ANTREA_LEADER_WEBHOOKS.validating} deleted, else both write; the sync removes the admission exception that let Antrea's leader write the compiled imports and the reconciler's read of those objects (ClusterRole ${role.name}, its binding and a rule of its Role)`,
+  ];
 }
 
 /**

@@ -198,8 +198,10 @@ export const ANTREA_LEADER_RULES = {
 
 /** The ClusterRole (and its binding) of the warm standby: cluster-scoped, so named by the namespace. */
 export function antreaLeaderWatcherName(plan: Plan): string {
-  return `${plan.leaderNamespace}-${RECONCILER_NAME}-antrea-leader`;
+  return `${plan.leaderNamespace}${ANTREA_LEADER_WATCHER_SUFFIX}`;
 }
+/** What follows the leader namespace in that name (lib/diff finds the ClusterRole by it). */
+export const ANTREA_LEADER_WATCHER_SUFFIX = `-${RECONCILER_NAME}-antrea-leader`;
 
 /** The Role's rules for this plan: ROLE_RULES, and the standby's read of Antrea's Deployment. */
 export function roleRules(plan: Plan): typeof ROLE_RULES {

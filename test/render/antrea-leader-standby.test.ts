@@ -7,6 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compile } from '../../lib/compile';
+import { diffTrees, impact } from '../../lib/diff';
 import { render, type K8sObject } from '../../lib/render';
 import { resource } from '../../lib/status/resources';
 import {
@@ -168,6 +169,26 @@ test('GIVEN waitForAntreaLeader WHEN the model is compiled whole THEN no diagnos
   );
   for (const kind of ['ClusterRole', 'ClusterRoleBinding'])
     assert.ok(resource(kind).plural.startsWith('cluster'));
+});
+
+function breakingOf(a: ModelDraft, b: ModelDraft): string[] {
+  const before = compile(a);
+  const after = compile(b);
+  return [
+    ...impact(before.files, after.files, diffTrees(before.files, after.files), after.plan).afterMerge
+      .breaking,
+  ];
+}
+
+test('GIVEN the flag set false WHEN diffed THEN one breaking line says to merge only once Antrea leader is gone, and what the sync removes; set true or left alone, none', () => {
+  const off = breakingOf(standbyModel(true), standbyModel(false));
+  assert.is(off.length, 1, off.join('\n'));
+  assert.match(off[0]!, /stops waiting for Antrea's leader/);
+  assert.match(off[0]!, /Deployment antrea-multicluster\/antrea-mc-controller at 0 replicas/);
+  assert.match(off[0]!, /antrea-multicluster-antrea-mc-validating-webhook-configuration/);
+  assert.match(off[0]!, /ClusterRole antrea-multicluster-clusterset-reconciler-antrea-leader/);
+  assert.equal(breakingOf(standbyModel(false), standbyModel(true)), []);
+  assert.equal(breakingOf(standbyModel(undefined), standbyModel(false)), []);
 });
 
 test.run();
