@@ -38,7 +38,7 @@ import {
 import type { LiveSnapshot } from '../../lib/import/snapshot';
 import { loadModelFile } from '../../lib/load';
 import type { ClusterSetProps } from '../../lib/model';
-import { DEFAULT_MEMBER_TOKEN_SECRET, memberIdentityName } from '../../lib/names';
+import { DEFAULT_MEMBER_TOKEN_SECRET, memberIdentityName, serviceImportName } from '../../lib/names';
 import { loadYaml } from '../../lib/yaml';
 import type { Cluster } from '../kube/cluster';
 import { request, stopAll } from '../kube/cluster';
@@ -643,6 +643,122 @@ function defineSuite(way: 'antctl' | 'kubectl'): void {
       assert.is(r.code, 1, r.stderr);
       assert.match(r.stderr, new RegExp(`context "${id}" \\(https://127.0.0.1:1\\) cannot be reached`));
       assert.not.ok(fs.existsSync(out));
+    },
+  );
+
+  s(
+    'WHEN import --check runs on the imported model, with --snapshot THEN it exits 0, every import is adopted unchanged, and nothing is written to any cluster; --verify then exits 0',
+    async () => {
+      const ctx = await context();
+      const { set } = ctx;
+      const format = way === 'antctl' ? 'yaml' : 'ts';
+      const model = path.join(ctx.dir, `clusterset.${format}`);
+      assert.ok(fs.existsSync(model), 'the model the import test wrote');
+      const snap = path.join(ctx.dir, 'before.json');
+      const report = path.join(ctx.dir, 'check.json');
+      const conn = [
+        '--kubeconfig',
+        ctx.kubeconfig,
+        '--leader-context',
+        set.leaderId,
+        ...set.memberIds.flatMap((id) => ['--member', `${id}=${id}`]),
+      ];
+      const before = await settledVersions(set);
+      const r = await cli([
+        'import',
+        '--check',
+        '--model',
+        model,
+        ...conn,
+        '--snapshot',
+        snap,
+        '--report',
+        report,
+        '--report-format',
+        'json',
+        '--force',
+      ]);
+      const rep = JSON.parse(fs.readFileSync(report, 'utf8')) as {
+        ok: boolean;
+        failures: unknown[];
+        clusters: { id: string; objects: { kind: string; name: string; verdict: string }[] }[];
+        reconciler: { op: string; object: string }[];
+      };
+      assert.is(r.code, 0, `exit ${r.code}\n${r.stderr}\n${JSON.stringify(rep.failures, null, 2)}`);
+      assert.ok(rep.ok);
+      const imports = rep.clusters
+        .find((c) => c.id === set.leaderId)!
+        .objects.filter((o) => o.kind === 'ResourceImport');
+      assert.ok(imports.length >= set.exports.length, `${imports.length} compiled imports`);
+      for (const o of imports) assert.is(o.verdict, 'adopt-unchanged', o.name);
+      assert.not.ok(
+        rep.reconciler.some((w) => w.op === 'deleteImport'),
+        'the reconciler deletes no import',
+      );
+      assert.equal(changed(before, await allVersions(set)), [], 'objects changed while --check ran');
+      // The record: every import, each member's imported Services with their ClusterIP; no token.
+      const text = fs.readFileSync(snap, 'utf8');
+      const rec = JSON.parse(text) as {
+        leader: { objects: { kind: string; name: string }[] };
+        members: Record<string, { objects: { kind: string; clusterIP?: string }[] }>;
+      };
+      assert.ok(rec.leader.objects.length > 0);
+      for (const id of set.memberIds)
+        assert.ok(
+          rec.members[id]!.objects.some((o) => o.kind === 'Service' && o.clusterIP),
+          `${id}: an imported Service and its ClusterIP recorded`,
+        );
+      for (const [id, token] of set.tokens) assert.not.ok(text.includes(token), `${id}'s token recorded`);
+      const v = await cli(['import', '--verify', '--snapshot', snap, ...conn]);
+      assert.is(v.code, 0, `exit ${v.code}\n${v.stdout}\n${v.stderr}`);
+      assert.match(v.stdout, /OK: every recorded import/);
+    },
+  );
+
+  s(
+    'GIVEN the record WHEN one ResourceImport is deleted and re-applied, as a naive cut-over with kubectl would THEN --verify exits 1 naming it (negative control)',
+    async () => {
+      const ctx = await context();
+      const { set } = ctx;
+      const snap = path.join(ctx.dir, 'before.json');
+      const e = set.exports[0]!;
+      const name = serviceImportName(e.namespace, e.name);
+      const p = `/apis/multicluster.crd.antrea.io/v1alpha1/namespaces/${set.leaderNs}/resourceimports`;
+      const cur = await request(set.leader.admin, 'GET', `${p}/${name}`);
+      assert.is(cur.status, 200, cur.body);
+      const old = cur.json as { metadata: { uid: string }; spec: unknown };
+      const applied = {
+        apiVersion: 'multicluster.crd.antrea.io/v1alpha1',
+        kind: 'ResourceImport',
+        metadata: { name, namespace: set.leaderNs },
+        spec: old.spec,
+      };
+      // `kubectl delete`, then `kubectl apply` of the same object: a create, with kubectl's record.
+      const del = await request(set.leader.admin, 'DELETE', `${p}/${name}`);
+      assert.is(del.status, 200, del.body);
+      const created = await request(set.leader.admin, 'POST', p, {
+        ...applied,
+        metadata: {
+          ...applied.metadata,
+          annotations: { 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify(applied) },
+        },
+      });
+      assert.is(created.status, 201, created.body);
+      assert.is.not((created.json as { metadata: { uid: string } }).metadata.uid, old.metadata.uid);
+      const v = await cli([
+        'import',
+        '--verify',
+        '--snapshot',
+        snap,
+        '--kubeconfig',
+        ctx.kubeconfig,
+        '--leader-context',
+        set.leaderId,
+        ...set.memberIds.flatMap((id) => ['--member', `${id}=${id}`]),
+      ]);
+      assert.is(v.code, 1, `exit ${v.code}\n${v.stdout}\n${v.stderr}`);
+      assert.match(v.stdout, `leader: ResourceImport ${set.leaderNs}/${name} metadata.uid`);
+      assert.match(v.stdout, /deleted and re-created/);
     },
   );
 
