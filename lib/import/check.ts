@@ -137,12 +137,17 @@ export function objectChanges(rendered: K8sObject, live: LiveObject): FieldDiff[
   return out;
 }
 
-/** Who made `live`, when it is Antrea's install or antctl (not clusterset, not a user). */
+/** Who made `live`, when it is Antrea's install or antctl (not clusterset, not a user, not Antrea's run-time writes). */
 function ownerOf(live: LiveObject): string | undefined {
   if (live.metadata.labels?.app === 'antrea')
     return "Antrea's install (label app: antrea): adopting it takes it over from Antrea's manifests";
   if (live.metadata.annotations?.[CREATED_BY_ANTCTL] === 'true')
     return `antctl (annotation ${CREATED_BY_ANTCTL}): \`antctl mc leave\` or \`destroy\` would delete it by that annotation`;
+  // `antctl mc deploy` and `init` create with their client (field manager antctl): the leader
+  // ClusterSet, the CRDs. Antrea's leader's run-time writes (imports, statuses) are not an install.
+  const managers = (live.metadata.managedFields ?? []).map((f) => (isObject(f) ? f.manager : undefined));
+  if (managers.includes('antctl'))
+    return 'antctl (field manager antctl: `antctl mc deploy` or `init` made it)';
   return undefined;
 }
 

@@ -61,6 +61,11 @@ for (const way of ['antctl', 'kubectl'] as const)
     const role = hub.objects.find((o) => o.kind === 'Role' && o.name === 'antrea-mc-member-cluster-role')!;
     assert.is(role.verdict, 'adopt-changed');
     assert.match(role.owner!, "Antrea's install");
+    assert.is(
+      hub.objects.find((o) => o.kind === 'ClusterSet')!.verdict,
+      'adopt-unchanged',
+      'the fixture ClusterSet carries no mark of its maker',
+    );
     // The antctl way: the identities carry antctl's annotation, which `antctl mc destroy` deletes by.
     const sa = hub.objects.find((o) => o.kind === 'ServiceAccount' && o.name.includes('east'))!;
     if (way === 'antctl') assert.match(sa.owner ?? '', 'antctl');
@@ -74,6 +79,19 @@ for (const way of ['antctl', 'kubectl'] as const)
     assert.match(renderCheck(r, 'text'), 'OK: no import deleted');
     assert.is((JSON.parse(renderCheck(r, 'json')) as { ok: boolean }).ok, true);
   });
+
+test('GIVEN the leader ClusterSet as `antctl mc init` created it (field manager antctl) WHEN checked THEN it is adopted with a change, saying antctl made it', () => {
+  const f = cleanSet('kubectl');
+  const cs = f.leader.find((o) => o.kind === 'ClusterSet')!;
+  cs.metadata.managedFields = [
+    { manager: 'antctl', operation: 'Update', apiVersion: 'multicluster.crd.antrea.io/v1alpha2' },
+  ];
+  const r = check(f);
+  assert.ok(r.ok);
+  const o = r.clusters.find((c) => c.id === 'hub')!.objects.find((x) => x.kind === 'ClusterSet')!;
+  assert.is(o.verdict, 'adopt-changed');
+  assert.match(o.owner!, 'antctl mc deploy');
+});
 
 test('GIVEN the committed model with delivery added WHEN checked THEN it still passes: the delivery directives are not changes', () => {
   const r = check(cleanSet('antctl'), (m) => ({
