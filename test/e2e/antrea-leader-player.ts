@@ -127,7 +127,18 @@ function siPorts(e: Obj): { name: string; port: number; protocol: string }[] {
   }));
 }
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+/** Canonical JSON (keys sorted): the API server keeps an object's key order as it was written. */
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (v === null || typeof v !== 'object') return v;
+  return Object.fromEntries(
+    Object.keys(v as Obj)
+      .sort()
+      .map((k) => [k, canonical((v as Obj)[k])]),
+  );
+}
+/** Semantic equality, as Antrea compares (DeepEqual on Go structs: key order does not exist there). */
+const same = (a: unknown, b: unknown) => JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
 
 export interface LeaderPlayerOptions {
   readonly leader: Cluster;

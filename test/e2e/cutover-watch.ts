@@ -7,7 +7,8 @@
  * - a UID change (an object of the same name seen again with another UID);
  * - a ClusterIP change (Service `spec.clusterIP`, ServiceImport `spec.ips`);
  * - a label ID change (LabelIdentity `spec.id`, a LabelIdentity import's `spec.labelIdentity.id`);
- * - an empty endpoint set (Endpoints or an Endpoints import without an address).
+ * - an empty endpoint set (Endpoints or an Endpoints import without an address);
+ * - a label ID held by two labels at once (two allocators at work).
  *
  * A label identity of a churned label (`isChurn`) that goes away is not an anomaly: the churn
  * withdraws labels no Pod carries any more, and never uses a label twice. Everything else is.
@@ -28,7 +29,13 @@ export interface Anomaly {
   readonly cluster: string;
   readonly kind: string;
   readonly name: string;
-  readonly what: 'deleted' | 'uid-changed' | 'clusterip-changed' | 'label-id-changed' | 'empty-endpoints';
+  readonly what:
+    | 'deleted'
+    | 'uid-changed'
+    | 'clusterip-changed'
+    | 'label-id-changed'
+    | 'label-id-duplicate'
+    | 'empty-endpoints';
   readonly detail: string;
 }
 
@@ -195,6 +202,13 @@ export class ImportWatchers {
       const ia = idOf(t.kind, prev);
       const ib = idOf(t.kind, o);
       if (ia !== undefined && ia !== ib) this.note(t, o, 'label-id-changed', `${ia} -> ${ib}`);
+    }
+    const id = idOf(t.kind, o);
+    if (id !== undefined) {
+      // Two labels with one ID: what two allocators writing at once leave (each ID must be unique).
+      for (const [k2, o2] of this.seen)
+        if (k2 !== k && k2.startsWith(`${t.cluster}/${t.kind}/`) && idOf(t.kind, o2) === id)
+          this.note(t, o, 'label-id-duplicate', `id ${id} also held by ${md(o2).name}`);
     }
     if (emptyEndpoints(t.kind, o))
       this.note(t, o, 'empty-endpoints', JSON.stringify(o.subsets ?? spec(o).endpoints));
