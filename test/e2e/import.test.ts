@@ -691,6 +691,11 @@ function defineSuite(way: 'antctl' | 'kubectl'): void {
         .objects.filter((o) => o.kind === 'ResourceImport');
       assert.ok(imports.length >= set.exports.length, `${imports.length} compiled imports`);
       for (const o of imports) assert.is(o.verdict, 'adopt-unchanged', o.name);
+      // What `antctl mc init` made (the leader ClusterSet) is taken over: adopted with a change, listed.
+      const cs = rep.clusters
+        .find((c) => c.id === set.leaderId)!
+        .objects.find((o) => o.kind === 'ClusterSet' && o.name === set.clusterSetId);
+      assert.is(cs?.verdict, 'adopt-changed', 'the leader ClusterSet');
       assert.not.ok(
         rep.reconciler.some((w) => w.op === 'deleteImport'),
         'the reconciler deletes no import',
