@@ -1013,6 +1013,13 @@ export function importSet(s: LiveSnapshot): Imported {
       .forEach(([, text]) => notes.comment(`stretchedPolicies[${i}]`, text)),
   );
 
+  // Antrea's leader still runs when the model is first synced: the reconciler waits in standby.
+  model.reconciler = { waitForAntreaLeader: true };
+  notes.comment(
+    'reconciler.waitForAntreaLeader',
+    "Warm standby: the reconciler leads only once Antrea's leader controller is gone (its Deployment at zero, its webhook configurations deleted; docs/import.md). Set it false in a reviewed change after the cut-over.",
+  );
+
   const typed = model as unknown as ClusterSetProps;
   compareWithLive(s, typed, { leaderNamespace, memberNamespace, leaderConfig, memberSets }, notes);
   return { model: typed, comments: notes.comments, findings: sortFindings(dedupe(notes.findings)) };

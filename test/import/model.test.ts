@@ -146,4 +146,10 @@ test("GIVEN the clean set WHEN imported THEN the leader is the ClusterSet's clus
   assert.is(i.model.clusters[idx]!.serviceCIDR, '10.101.0.0/16');
 });
 
+test("GIVEN a set Antrea's leader runs WHEN imported THEN the reconciler waits in standby for it to stop, and the comment says how to end that", () => {
+  const i = importSet(snapshot(cleanSet('antctl')));
+  assert.equal(i.model.reconciler, { waitForAntreaLeader: true });
+  assert.match(i.comments.get('reconciler.waitForAntreaLeader')!.join('\n'), /set it false/i);
+});
+
 test.run();
