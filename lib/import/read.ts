@@ -77,6 +77,8 @@ export const IMPORT_RESOURCES = {
   Tier: R('crd.antrea.io/v1beta1', 'Tier', 'tiers', false),
   ClusterGroup: R('crd.antrea.io/v1beta1', 'ClusterGroup', 'clustergroups', false),
   ClusterProperty: R('about.k8s.io/v1beta1', 'ClusterProperty', 'clusterproperties', false),
+  // The leader's Service CIDR (Kubernetes 1.33+; older API servers do not serve it: none).
+  ServiceCIDR: R('networking.k8s.io/v1', 'ServiceCIDR', 'servicecidrs', false),
   Namespace: R('v1', 'Namespace', 'namespaces', false),
   Node: R('v1', 'Node', 'nodes', false),
   ServiceAccount: R('v1', 'ServiceAccount', 'serviceaccounts', true),
@@ -116,7 +118,7 @@ const CRD_GROUPS = new Set([
   'crd.antrea.io',
   'about.k8s.io',
 ]);
-const OPTIONAL = (r: Resource) => CRD_GROUPS.has(r.apiVersion.split('/')[0]!);
+const OPTIONAL = (r: Resource) => CRD_GROUPS.has(r.apiVersion.split('/')[0]!) || r.kind === 'ServiceCIDR';
 
 /** The Accept header of a metadata-only list. */
 export const METADATA_LIST_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
@@ -403,6 +405,7 @@ export async function readLeader(c: ClusterReader): Promise<ClusterSnapshot> {
     () => list(c, K.ClusterRole, { labelSelector: 'app=antrea' }),
     () => list(c, K.ClusterRoleBinding, { labelSelector: 'app=antrea' }),
     () => list(c, K.ClusterProperty),
+    () => list(c, K.ServiceCIDR, { fieldSelector: 'metadata.name=kubernetes' }),
   ];
   for (const namespace of namespaces) {
     lists.push(() => list(c, K.Secret, { namespace, fieldSelector: `type=${SA_TOKEN_TYPE}` }));

@@ -475,6 +475,9 @@ function defineSuite(way: 'antctl' | 'kubectl'): void {
       const model = await loadModelOf(out);
       assert.is(model.clusterSetId, set.clusterSetId);
       assert.is(model.leader, set.leaderId);
+      // The leader is no member: its Service CIDR comes from its ServiceCIDR `kubernetes`, which the
+      // test API servers serve from --service-cluster-ip-range (test/kube/cluster.ts).
+      assert.is(model.clusters.find((x) => x.id === set.leaderId)?.serviceCIDR, '10.96.0.0/16');
       assert.equal([...model.members].sort(), [...set.memberIds].sort());
       for (const id of set.memberIds) {
         const c = model.clusters.find((x) => x.id === id)!;
