@@ -17,7 +17,7 @@
  * is made from has none). Pure, and deterministic: the same set gives the same bytes, whatever order
  * it was read in.
  */
-import { IMPORT_PREFIX } from '../names';
+import { IMPORT_PREFIX, labelIdentityHash } from '../names';
 import { specDigest } from '../reconciler/objects';
 import { cmp, isObject, list, spec, str } from './live';
 import type { ClusterSnapshot, LiveObject, LiveSnapshot } from './snapshot';
@@ -213,10 +213,15 @@ const nameOf = (r: Recorded) => `${r.kind} ${r.namespace ? `${r.namespace}/` : '
 const same = (a: readonly string[] | undefined, b: readonly string[] | undefined) =>
   (a ?? []).join('\n') === (b ?? []).join('\n');
 
+/** A label identity, in the leader (its `<hash16>` import) or in a member (its LabelIdentity). */
+const isLabel = (r: Recorded) =>
+  r.kind === 'LabelIdentity' || (r.kind === 'ResourceImport' && r.importKind === 'LabelIdentity');
+
 function compareCluster(
   cluster: string,
   was: readonly Recorded[],
   now: readonly Recorded[],
+  exportedLabels: ReadonlySet<string>,
   violations: Violation[],
   listed: Listed[],
 ): void {
@@ -225,6 +230,12 @@ function compareCluster(
     violations.push({ cluster, object: nameOf(r), field, recorded, now: current, message });
   for (const r of was) {
     const n = byName.get(nameOf(r));
+    if (!n && isLabel(r) && !exportedLabels.has(r.name)) {
+      // Pods' label sets come and go all the time: a label no member exports any more is withdrawn
+      // by its members (its import and LabelIdentities go with it), not lost in the cut-over.
+      listed.push({ cluster, object: nameOf(r), message: 'withdrawn: no member exports the label any more' });
+      continue;
+    }
     if (!n) {
       v(r, 'metadata.uid', r.uid, null, 'deleted');
       continue;
@@ -266,7 +277,19 @@ export function verifySurvivors(recorded: SurvivalRecord, s: LiveSnapshot): Veri
   const now = recordSurvivors(s, recorded.leaderNamespace);
   const violations: Violation[] = [];
   const listed: Listed[] = [];
-  compareCluster('leader', recorded.leader.objects, now.leader.objects, violations, listed);
+  // The `<hash16>` of every label a member exports now.
+  const exportedLabels = new Set<string>();
+  for (const e of list(
+    s.leader,
+    'multicluster.crd.antrea.io/*',
+    'ResourceExport',
+    recorded.leaderNamespace,
+  )) {
+    const li = spec(e).labelIdentity;
+    const label = isObject(li) ? str(li.normalizedLabel) : undefined;
+    if (spec(e).kind === 'LabelIdentity' && label !== undefined) exportedLabels.add(labelIdentityHash(label));
+  }
+  compareCluster('leader', recorded.leader.objects, now.leader.objects, exportedLabels, violations, listed);
   for (const id of Object.keys(recorded.members).sort(cmp)) {
     const m = now.members[id];
     if (!m) {
@@ -280,7 +303,14 @@ export function verifySurvivors(recorded: SurvivalRecord, s: LiveSnapshot): Veri
       });
       continue;
     }
-    compareCluster(`member ${id}`, recorded.members[id]!.objects, m.objects, violations, listed);
+    compareCluster(
+      `member ${id}`,
+      recorded.members[id]!.objects,
+      m.objects,
+      exportedLabels,
+      violations,
+      listed,
+    );
   }
   const checked =
     recorded.leader.objects.length +

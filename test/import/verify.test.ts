@@ -186,4 +186,40 @@ test('GIVEN a file that is not a record WHEN parsed THEN it is refused, saying w
   assert.throws(() => parseRecord('nope'), /not JSON/);
 });
 
+/** Removes every object of `kind` whose name or label matches, in place. */
+function drop(objects: Fixture['leader'], keep: (o: Fixture['leader'][number]) => boolean): void {
+  const kept = objects.filter(keep);
+  objects.splice(0, objects.length, ...kept);
+}
+
+const isLabelExport = (o: Fixture['leader'][number]) =>
+  o.kind === 'ResourceExport' && (o.spec as { kind?: string } | undefined)?.kind === 'LabelIdentity';
+
+test('GIVEN the record WHEN every member withdrew a label (its exports, import and LabelIdentities gone) THEN verification passes and lists it as withdrawn', () => {
+  const r = verify((f) => {
+    drop(
+      f.leader,
+      (o) => !isLabelExport(o) && !(o.kind === 'ResourceImport' && o.metadata.name === LABEL_HASH),
+    );
+    for (const id of Object.keys(f.members))
+      drop(f.members[id]!, (o) => !(o.kind === 'LabelIdentity' && o.metadata.name === LABEL_HASH));
+  });
+  assert.ok(r.ok, r.violations.map((v) => `${v.cluster} ${v.object} ${v.field}`).join('; '));
+  assert.ok(
+    r.listed.some(
+      (l) =>
+        l.cluster === 'leader' &&
+        l.object === `ResourceImport ${NS}/${LABEL_HASH}` &&
+        /withdrawn/.test(l.message),
+    ),
+  );
+});
+
+test('GIVEN the record WHEN a label import is deleted while members still export the label THEN verification fails: deleted', () => {
+  const r = verify((f) => {
+    drop(f.leader, (o) => !(o.kind === 'ResourceImport' && o.metadata.name === LABEL_HASH));
+  });
+  violates(r, 'leader', `ResourceImport ${NS}/${LABEL_HASH}`, 'metadata.uid');
+});
+
 test.run();
