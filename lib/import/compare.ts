@@ -538,8 +538,15 @@ function dynamicImports(
       .filter((e) => notes.findings.some((f) => f.code === 'export-failed' && f.path === ref(e)))
       .map((e) => e.metadata.name),
   );
+  // Labels some export still carries (accepted or not): a label import none carries was withdrawn.
+  const exportedLabels = new Set(
+    labelExports.map((e) => {
+      const li = spec(e).labelIdentity;
+      return isObject(li) ? str(li.normalizedLabel) : undefined;
+    }),
+  );
   for (const o of [...outcomes, ...labelOutcomes]) {
-    for (const a of o.actions) actionFinding(a, liveImport, imports, notes, ctx);
+    for (const a of o.actions) actionFinding(a, liveImport, imports, notes, ctx, exportedLabels);
     for (const r of o.refused)
       if (!failed.has(r.export))
         notes.add({
@@ -571,6 +578,7 @@ function actionFinding(
   cached: ReadonlyMap<string, CachedImport>,
   notes: Notes,
   ctx: CompareContext,
+  exportedLabels: ReadonlySet<string | undefined>,
 ): void {
   const name = `ResourceImport ${ctx.leaderNamespace}/${a.name}`;
   if (a.op === 'createImport') {
@@ -583,6 +591,19 @@ function actionFinding(
     });
   } else if (a.op === 'deleteImport') {
     const l = live.get(a.name);
+    const li = spec(l).labelIdentity;
+    const label = spec(l).kind === 'LabelIdentity' && isObject(li) ? str(li.label) : undefined;
+    if (label !== undefined && !exportedLabels.has(label)) {
+      // Pods' label sets come and go: no member exports this label any more, and Antrea's leader
+      // deletes its import as well; the cut-over loses nothing.
+      notes.add({
+        class: 'info',
+        code: 'label-withdrawn',
+        path: name,
+        message: `no member exports label ${JSON.stringify(label)} any more: its import goes, as Antrea's leader would delete it too`,
+      });
+      return;
+    }
     notes.add({
       class: 'change',
       code: 'dynamic-import-deleted',

@@ -169,4 +169,27 @@ test('GIVEN an object whose live copy has server defaults and other managers’ 
   );
 });
 
+test('GIVEN a label every member withdrew while its import is still there WHEN checked THEN the check passes and says the import goes (Antrea deletes it too)', () => {
+  const f = cleanSet('antctl');
+  f.leader = f.leader.filter(
+    (o) => !(o.kind === 'ResourceExport' && (o.spec as { kind?: string }).kind === 'LabelIdentity'),
+  );
+  const r = check(f);
+  assert.ok(r.ok, JSON.stringify(r.failures, null, 2));
+  assert.ok(
+    r.findings.some(
+      (x) => x.code === 'label-withdrawn' && x.path === `ResourceImport antrea-multicluster/${LABEL_HASH}`,
+    ),
+  );
+});
+
+test('GIVEN a label whose exports the reconciler refuses (not named <id>-<hash16>) WHEN checked THEN the import it would delete fails the check: the exports still carry the label', () => {
+  const f = cleanSet('antctl');
+  for (const o of f.leader)
+    if (o.kind === 'ResourceExport' && (o.spec as { kind?: string }).kind === 'LabelIdentity')
+      (o.metadata as { name: string }).name = `${(o.metadata as { name: string }).name}-renamed`;
+  const r = check(f);
+  fails(r, 'dynamic-import-deleted', `ResourceImport antrea-multicluster/${LABEL_HASH}`);
+});
+
 test.run();
