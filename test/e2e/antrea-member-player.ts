@@ -106,6 +106,8 @@ export interface PlayerEvents {
 
 export class AntreaMemberPlayer {
   private conn: Connection | undefined;
+  /** The UID of each leader import at the last pass. */
+  private importUids = new Map<string, string>();
   private lastAnnounce = 0;
   private lastStatus = 0;
   private connected = false;
@@ -355,6 +357,7 @@ export class AntreaMemberPlayer {
     if (this.templateKey === key) return;
     this.templateKey = key;
     this.events.epochs++;
+    this.importUids = new Map(); // a controller that starts knows no UIDs: its stale cleanup goes by name
     this.conn?.agent.destroy();
     this.conn = undefined;
     this.joined = false;
@@ -421,6 +424,16 @@ export class AntreaMemberPlayer {
 
   private async importAll(conn: Connection): Promise<void> {
     const ris = await items(conn.auth, collectionPath(resource('ResourceImport'), conn.leaderNs), conn.agent);
+    // Antrea's import reconcilers act on an informer's delete event (MEMBER/resourceimport_controller.go);
+    // a poll sees an import deleted and re-created between two passes only as a new UID. Either way
+    // what it brought is deleted before it is imported again: an outage, and a new ClusterIP (§i).
+    const uids = new Map(ris.map((ri) => [md(ri).name, String(md(ri).uid)]));
+    const recreated = new Set(
+      [...uids].filter(([n, u]) => this.importUids.has(n) && this.importUids.get(n) !== u).map(([n]) => n),
+    );
+    if (recreated.size > 0)
+      await this.cleanUpImported(new Set([...uids.keys()].filter((n) => !recreated.has(n))));
+    this.importUids = uids;
     const admin = this.admin;
     const tiers = new Set([
       ...BUILTIN_TIERS,

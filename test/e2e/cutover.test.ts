@@ -89,6 +89,8 @@ interface World {
   reconciler?: ReconcilerProcess;
   /** Where the compiled bundles are (after import). */
   out?: string;
+  /** The kubeconfig of the read-only import identity, one context per cluster ID (after import). */
+  importKubeconfig?: string;
   log: string[];
 }
 
@@ -271,14 +273,9 @@ async function runImport(w: World): Promise<string> {
       w.set.leaderId,
     ),
   );
+  w.importKubeconfig = kubeconfig;
   const out = path.join(w.dir, 'clusterset.yaml');
-  const r = await cli([
-    'import',
-    '--kubeconfig',
-    kubeconfig,
-    '--leader-context',
-    w.set.leaderId,
-    ...w.set.memberIds.flatMap((id) => ['--member', `${id}=${id}`]),
+  const r = await importCli(w, [
     '--format',
     'yaml',
     '--out',
@@ -293,26 +290,39 @@ async function runImport(w: World): Promise<string> {
   return out;
 }
 
-/** Whether the model knows `reconciler.waitForAntreaLeader` (another change adds it). */
-let standbySupported: boolean | undefined;
+/** `clusterset import` with the import identity's contexts, the leader and every member, and `args`. */
+function importCli(w: World, args: string[]): ReturnType<typeof cli> {
+  return cli([
+    'import',
+    '--kubeconfig',
+    w.importKubeconfig!,
+    '--leader-context',
+    w.set.leaderId,
+    ...w.set.memberIds.flatMap((id) => ['--member', `${id}=${id}`]),
+    ...args,
+  ]);
+}
 
-/** Compiles the imported model (with `reconciler.waitForAntreaLeader` when `standby`) into out/. */
+/**
+ * The runbook's check after a phase: `import --verify --snapshot before.json` exits 0 (every
+ * recorded import and member-side imported object still has its UID, ClusterIP, label ID and
+ * addresses; labels the churn withdrew are listed, not failures).
+ */
+async function verifyPhase(w: World, phase: string): Promise<void> {
+  const r = await importCli(w, ['--verify', '--snapshot', path.join(w.dir, 'before.json')]);
+  w.log.push(`verify after ${phase}: exit ${r.code}\n${r.stdout}${r.stderr}`);
+  assert.is(r.code, 0, `import --verify after ${phase}: exit ${r.code}\n${r.stdout}\n${r.stderr}`);
+}
+
+/** Compiles the imported model, `reconciler.waitForAntreaLeader` set to `standby`, into out/. */
 async function compileModel(w: World, modelFile: string, standby: boolean): Promise<string> {
   const model = (await loadModelFile(modelFile)) as Obj;
-  let input: Obj = model;
-  if (standby)
-    input = {
-      ...model,
-      reconciler: { ...((model.reconciler as Obj | undefined) ?? {}), waitForAntreaLeader: true },
-    };
-  let r = compile(input);
-  if (standby && (!r.plan || r.diagnostics.some((d) => d.severity !== 'warning'))) {
-    standbySupported = false;
-    w.log.push(
-      `reconciler.waitForAntreaLeader refused by the model: ${r.diagnostics.map((d) => d.message).join('; ')}`,
-    );
-    r = compile(model);
-  } else if (standby) standbySupported = true;
+  // The imported model sets the standby; the naive controls turn it off, as a cut-over without it.
+  const input: Obj = {
+    ...model,
+    reconciler: { ...((model.reconciler as Obj | undefined) ?? {}), waitForAntreaLeader: standby },
+  };
+  const r = compile(input);
   const errors = r.diagnostics.filter((d) => d.severity !== 'warning');
   assert.ok(
     r.plan && errors.length === 0,
@@ -480,14 +490,24 @@ runbook(
   async () => {
     const w = await world('cut');
     try {
-      // (a) import and freeze (the test adds no member, export or identity from here on).
-      // TODO(issue 33): `clusterset import --check` once it lands (lib/cli/import.ts has no --check yet).
+      // (a) import and freeze (the test adds no member, export or identity from here on), then the
+      // check of the committed model, which records what must survive.
       const modelFile = await runImport(w);
       await compileModel(w, modelFile, true);
+      const check = await importCli(w, [
+        '--check',
+        '--model',
+        modelFile,
+        '--snapshot',
+        path.join(w.dir, 'before.json'),
+      ]);
+      w.log.push(`import --check: exit ${check.code}\n${check.stdout}${check.stderr}`);
+      assert.is(check.code, 0, `import --check: exit ${check.code}\n${check.stdout}\n${check.stderr}`);
       // (b) members under GitOps, one by one.
       for (const id of w.set.memberIds) {
         await memberUnderGitOps(w, id);
         await sleep(2000);
+        await verifyPhase(w, `member ${id} under GitOps`);
       }
       // (c) the leader bundle, applied while Antrea's leader runs.
       const lr = await applyBundle(w.set.leader, path.join(w.out!, 'clusters', w.set.leaderId));
@@ -496,36 +516,28 @@ runbook(
       );
       assert.equal(lr.rejected, [], 'leader bundle rejected objects');
       const f = await reconcilerFixture(w);
-      w.log.push(
-        `standby (reconciler.waitForAntreaLeader): ${standbySupported ? 'in the model' : 'not supported'}`,
-      );
-      if (standbySupported) {
-        w.reconciler = startReconciler(f, 'cut-a');
-        await w.reconciler.port;
-        await sleep(5000);
-        assert.is(await leaseHolder(w), undefined, 'the reconciler must not lead while Antrea leader runs');
-      }
+      w.reconciler = startReconciler(f, 'cut-a');
+      await w.reconciler.port;
+      await sleep(5000);
+      assert.is(await leaseHolder(w), undefined, 'the reconciler must not lead while Antrea leader runs');
       // Antrea's leader keeps importing the churn under the leader bundle's admission policies.
       await leaderImportsChurn(w, 20_000);
+      await verifyPhase(w, 'the leader bundle in warm standby');
       // (d) the cut-over.
       await stopAntreaLeader(w);
       const stoppedAt = w.leaderPlayer.stoppedAt!;
-      if (!standbySupported) {
-        w.log.push(
-          'reconciler.waitForAntreaLeader not in the model: the reconciler is started only after the cut-over',
-        );
-        w.reconciler = startReconciler(f, 'cut-a');
-      }
       const holder = await eventually('the reconciler leads', async () => leaseHolder(w), 60_000, 200);
       w.log.push(
         `cut-over: the reconciler (${holder}) leads ${((Date.now() - stoppedAt) / 1000).toFixed(1)} s after Antrea's leader stopped`,
       );
       await leaderImportsChurn(w, 30_000);
+      await verifyPhase(w, 'the cut-over');
       // (e) clean-up.
       w.log.push(`clean-up deleted: ${(await cleanUpAntreaLeader(w)).join(', ')}`);
       await sleep(5000);
       await w.churn.stop();
       await converged(w);
+      await verifyPhase(w, 'the clean-up');
       assert.is(await leaseHolder(w), 'cut-a');
       await sleep(1000);
       report(w, 'runbook');
