@@ -41,6 +41,32 @@ export class LabelChurn {
     await this.running;
   }
 
+  /**
+   * Many Pods relabelled at once (a rollout): every member exports `n` new labels concurrently, kept
+   * until the churn withdraws them with the rest. Two leaders allocating IDs at once then each hand
+   * the same next IDs to different labels.
+   */
+  async burst(n: number): Promise<void> {
+    await Promise.all(
+      [...this.members].map(async ([id, m]) => {
+        const labels = Array.from(
+          { length: n },
+          () => `ns:kubernetes.io/metadata.name=shop&pod:app=churn,gen=${++this.n},member=${id}`,
+        );
+        await Promise.all(
+          labels.map(async (label) => {
+            try {
+              await m.createExport(m.labelExport(label));
+              (this.live.get(id) ?? this.live.set(id, []).get(id)!).unshift(label);
+            } catch (e) {
+              this.errors.push({ at: Date.now(), member: id, message: (e as Error).message.slice(0, 300) });
+            }
+          }),
+        );
+      }),
+    );
+  }
+
   /** One change of labels in every member: a new label exported, the oldest beyond `keep` withdrawn. */
   async step(): Promise<void> {
     this.steps++;

@@ -618,6 +618,8 @@ naive(
       const errorsBefore = w.leaderPlayer.errors.length;
       w.reconciler = startReconciler(await reconcilerFixture(w), 'cut-naive');
       await eventually('the reconciler leads', async () => leaseHolder(w), 60_000, 200);
+      // A rollout relabels many Pods at once while both leaders allocate label IDs.
+      await w.churn.burst(10);
       await sleep(20_000);
       report(w, 'Lease not held back');
       const after = w.watchers.anomalies.filter((a) => a.at >= t);
