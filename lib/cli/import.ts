@@ -370,7 +370,11 @@ export const importCommand: CommandModule<object, ImportArgs> = {
     const { emitModel } = require('../import/emit') as typeof Emit;
     const imported = importSet(snapshot);
     const model = emitModel(imported, a.format);
-    const report = renderReport(imported, a['report-format']);
+    const report = renderReport(imported, a['report-format'], {
+      leader: a['leader-context']!,
+      members: Object.fromEntries(parseMembers(a.member)),
+      ...(a.out !== undefined ? { modelFile: a.out } : {}),
+    });
     try {
       if (a.out !== undefined) writeWhole(a.out, model);
       else process.stdout.write(model);

@@ -11,6 +11,7 @@
  * Pure: text or JSON out, the CLI prints it.
  */
 import type { Imported } from './model';
+import { runbook, type RunbookContexts } from './runbook';
 
 export type FindingClass = 'blocker' | 'change' | 'info';
 
@@ -50,8 +51,13 @@ function counts(i: Imported): Record<FindingClass, number> {
   return n;
 }
 
-export function renderReport(i: Imported, format: 'text' | 'json'): string {
+/**
+ * The report; with `contexts` (what the import read through), the cut-over runbook too, each step
+ * with its check, once nothing blocks it.
+ */
+export function renderReport(i: Imported, format: 'text' | 'json', contexts?: RunbookContexts): string {
   const n = counts(i);
+  const steps = contexts !== undefined && n.blocker === 0 ? runbook(i.model, contexts) : undefined;
   if (format === 'json') {
     return `${JSON.stringify(
       {
@@ -65,6 +71,7 @@ export function renderReport(i: Imported, format: 'text' | 'json'): string {
           message: f.message,
           ...(f.fix !== undefined ? { fix: f.fix } : {}),
         })),
+        ...(steps !== undefined ? { runbook: steps } : {}),
       },
       null,
       2,
@@ -87,5 +94,6 @@ export function renderReport(i: Imported, format: 'text' | 'json'): string {
       if (f.fix !== undefined) lines.push(`  fix: ${f.fix}`);
     }
   }
+  if (steps !== undefined) lines.push('', ...steps);
   return `${lines.join('\n')}\n`;
 }

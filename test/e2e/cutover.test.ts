@@ -433,26 +433,49 @@ async function stopAntreaLeader(w: World, keepWebhooks = false): Promise<void> {
   assert.ok(await w.leaderPlayer.waitStopped(10_000), "Antrea's leader did not stop within its grace period");
 }
 
-/** (e) What Antrea's leader install leaves, deleted (never its CRDs). */
-async function cleanUpAntreaLeader(w: World): Promise<string[]> {
-  const ns = w.set.leaderNs;
-  const gone: string[] = [];
-  for (const p of [
-    `/apis/apps/v1/namespaces/${ns}/deployments/antrea-mc-controller`,
-    `/api/v1/namespaces/${ns}/services/antrea-mc-webhook-service`,
-    `/api/v1/namespaces/${ns}/configmaps/antrea-mc-controller-config`,
-    `/api/v1/namespaces/${ns}/configmaps/antrea-mc-ca`,
-    `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings/antrea-mc-controller-rolebinding`,
-    `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles/antrea-mc-controller-role`,
-    `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/antrea-multicluster-antrea-mc-controller-webhook-rolebinding`,
-    `/apis/rbac.authorization.k8s.io/v1/clusterroles/antrea-multicluster-antrea-mc-controller-webhook-role`,
-    `/api/v1/namespaces/${ns}/serviceaccounts/antrea-mc-controller`,
-  ]) {
-    const r = await request(w.set.leader.admin, 'DELETE', p);
-    assert.ok(r.status === 200 || r.status === 202 || r.status === 404, `DELETE ${p}: HTTP ${r.status}`);
-    if (r.status !== 404) gone.push(p.split('/').slice(-2).join('/'));
+/**
+ * The `kubectl` commands the import report's runbook prints for step `n` (the report the runbook's
+ * import wrote), run as printed with an operator's kubeconfig whose contexts are named as the
+ * import's were (the cluster IDs), with each cluster's admin credentials.
+ */
+async function runPrintedStep(w: World, n: number): Promise<string[]> {
+  const lines = fs.readFileSync(path.join(w.dir, 'report.txt'), 'utf8').split('\n');
+  const start = lines.findIndex((l) => l.startsWith(`${n}. `));
+  assert.ok(start >= 0, `the report prints no runbook step ${n}:\n${lines.join('\n')}`);
+  const commands: string[] = [];
+  for (const l of lines.slice(start + 1)) {
+    if (!l.startsWith('   ')) break;
+    if (l.startsWith('   kubectl ')) commands.push(l.trim());
   }
-  return gone;
+  assert.ok(commands.length > 0, `runbook step ${n} prints no kubectl command`);
+  const kubeconfig = path.join(w.dir, 'operator.kubeconfig');
+  fs.writeFileSync(
+    kubeconfig,
+    contextsKubeconfig(
+      w.set.clusters,
+      (id, c) => {
+        const admin = loadYaml(fs.readFileSync(c.kubeconfigPath, 'utf8')) as {
+          users: { user: Record<string, string> }[];
+        };
+        return { name: `operator-${id}`, user: admin.users[0]!.user };
+      },
+      w.set.leaderId,
+    ),
+  );
+  for (const c of commands) {
+    const r = await new Promise<{ code: number; out: string }>((resolve) =>
+      execFile(
+        'kubectl',
+        c.split(/\s+/).slice(1),
+        { env: { ...process.env, KUBECONFIG: kubeconfig }, timeout: 60_000 },
+        (err, stdout, stderr) =>
+          resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, out: `${stdout}${stderr}` }),
+      ),
+    );
+    w.log.push(`$ ${c}\n${r.out}`);
+    assert.is(r.code, 0, `${c}: exit ${r.code}\n${r.out}`);
+  }
+  return commands;
 }
 
 function report(w: World, title: string): void {
@@ -524,7 +547,12 @@ runbook(
       await leaderImportsChurn(w, 20_000);
       await verifyPhase(w, 'the leader bundle in warm standby');
       // (d) the cut-over.
-      await stopAntreaLeader(w);
+      // (d) the cut-over, as the report prints it: the webhook configurations, then the scale.
+      await runPrintedStep(w, 4);
+      assert.ok(
+        await w.leaderPlayer.waitStopped(10_000),
+        "Antrea's leader did not stop within its grace period",
+      );
       const stoppedAt = w.leaderPlayer.stoppedAt!;
       const holder = await eventually('the reconciler leads', async () => leaseHolder(w), 60_000, 200);
       w.log.push(
@@ -533,7 +561,25 @@ runbook(
       await leaderImportsChurn(w, 30_000);
       await verifyPhase(w, 'the cut-over');
       // (e) clean-up.
-      w.log.push(`clean-up deleted: ${(await cleanUpAntreaLeader(w)).join(', ')}`);
+      w.log.push(`clean-up: ${(await runPrintedStep(w, 5)).join('; ')}`);
+      for (const [kind, name] of [
+        ['deployments', 'antrea-mc-controller'],
+        ['serviceaccounts', 'antrea-mc-controller'],
+      ]) {
+        const base = kind === 'deployments' ? '/apis/apps/v1' : '/api/v1';
+        const r = await request(
+          w.set.leader.admin,
+          'GET',
+          `${base}/namespaces/${w.set.leaderNs}/${kind}/${name}`,
+        );
+        assert.is(r.status, 404, `${kind}/${name} is left after the printed clean-up`);
+      }
+      const crd = await request(
+        w.set.leader.admin,
+        'GET',
+        '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/resourceimports.multicluster.crd.antrea.io',
+      );
+      assert.is(crd.status, 200, 'the ResourceImport CRD stays');
       await sleep(5000);
       await w.churn.stop();
       await converged(w);

@@ -299,4 +299,49 @@ test('GIVEN a finding WHEN the report is rendered THEN text lists it under its c
   );
 });
 
+test('GIVEN the contexts the import read through WHEN nothing blocks THEN the report ends with the runbook, each step with its check on those contexts; WHEN a blocker remains THEN no runbook', () => {
+  const contexts = {
+    leader: 'ctx-hub',
+    members: { east: 'ctx-east', west: 'ctx-west' },
+    modelFile: 'fleet.yaml',
+  };
+  const text = renderReport(importSet(snapshot(cleanSet('antctl'))), 'text', contexts);
+  const at = (s: string) => {
+    const i = text.indexOf(s);
+    assert.ok(i >= 0, `the report says ${s}`);
+    return i;
+  };
+  const targets = '--leader-context ctx-hub --member east=ctx-east --member west=ctx-west';
+  const steps = [
+    `clusterset import --check --model fleet.yaml ${targets} --snapshot before.json`,
+    'kubectl --context ctx-east -n kube-system rollout status deployment/antrea-mc-controller',
+    'kubectl --context ctx-west -n kube-system rollout status deployment/antrea-mc-controller',
+    'kubectl --context ctx-hub -n antrea-multicluster get lease clusterset-reconciler',
+    'kubectl --context ctx-hub delete validatingwebhookconfiguration antrea-multicluster-antrea-mc-validating-webhook-configuration',
+    'kubectl --context ctx-hub -n antrea-multicluster scale deployment antrea-mc-controller --replicas=0',
+    'NEVER its CRDs',
+  ];
+  const where = steps.map(at);
+  assert.equal(
+    where,
+    [...where].sort((a, b) => a - b),
+    "in the runbook's order",
+  );
+  at(`clusterset import --verify --snapshot before.json ${targets}`);
+  const json = JSON.parse(renderReport(importSet(snapshot(cleanSet('antctl'))), 'json', contexts)) as {
+    runbook?: string[];
+  };
+  assert.ok(json.runbook?.some((l) => l.includes('--replicas=0')));
+  const blocked = cleanSet('antctl');
+  blocked.leader.push(
+    resourceImport('ns-vm-externalentity', {
+      name: 'vm',
+      namespace: 'ns',
+      kind: 'ExternalEntity',
+      externalentity: {},
+    }),
+  );
+  assert.not.match(renderReport(importSet(snapshot(blocked)), 'text', contexts), 'Cut-over runbook');
+});
+
 test.run();
