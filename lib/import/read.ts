@@ -49,6 +49,7 @@ import {
   MEMBER_CONTROLLER_DEPLOYMENT,
 } from '../names';
 import { collectionPath, RESOURCES, resourceOf, type Resource } from '../status/resources';
+import { readOnlyIdentity, type Rule } from '../status/rbac';
 import { dumpYaml } from '../yaml';
 import type { ClusterSnapshot, LiveObject, LiveSnapshot } from './snapshot';
 
@@ -602,7 +603,7 @@ export async function readLiveSet(o: ReadOptions): Promise<LiveSnapshot> {
 export const IMPORT_IDENTITY = 'clusterset-import';
 
 /** The rules: one per API group, get and list only; Secrets and Nodes list only. */
-export function importRules(): { apiGroups: string[]; resources: string[]; verbs: string[] }[] {
+export function importRules(): Rule[] {
   const byGroup = new Map<string, Map<string, string[]>>();
   // What import reads, and what `import --check` reads by name: every kind a bundle renders.
   for (const r of [...Object.values(IMPORT_RESOURCES), ...RESOURCES]) {
@@ -612,7 +613,7 @@ export function importRules(): { apiGroups: string[]; resources: string[]; verbs
     if (!byGroup.has(group)) byGroup.set(group, new Map());
     byGroup.get(group)!.set(r.plural, verbs);
   }
-  const rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] = [];
+  const rules: Rule[] = [];
   for (const [group, resources] of [...byGroup].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     for (const verbs of [['get', 'list'], ['list']]) {
       const rs = [...resources].filter(([, v]) => v.join() === verbs.join()).map(([p]) => p);
@@ -624,23 +625,7 @@ export function importRules(): { apiGroups: string[]; resources: string[]; verbs
 
 /** ServiceAccount, ClusterRole and ClusterRoleBinding for the import identity in `namespace`. */
 export function importRbac(namespace: string): Record<string, unknown>[] {
-  const labels = { 'app.kubernetes.io/name': IMPORT_IDENTITY, 'app.kubernetes.io/managed-by': 'clusterset' };
-  return [
-    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: IMPORT_IDENTITY, namespace, labels } },
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: { name: IMPORT_IDENTITY, labels },
-      rules: importRules(),
-    },
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: IMPORT_IDENTITY, labels },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: IMPORT_IDENTITY },
-      subjects: [{ kind: 'ServiceAccount', name: IMPORT_IDENTITY, namespace }],
-    },
-  ];
+  return readOnlyIdentity(IMPORT_IDENTITY, namespace, importRules());
 }
 
 /** The YAML `--print-rbac` prints, with what RBAC cannot express said first. */

@@ -10,7 +10,7 @@ import { RESOURCES } from './resources';
 export const STATUS_IDENTITY = 'clusterset-status';
 
 /** The rules: one per API group, resources sorted, get/list/watch only. */
-export function statusRules(): { apiGroups: string[]; resources: string[]; verbs: string[] }[] {
+export function statusRules(): Rule[] {
   const byGroup = new Map<string, Set<string>>();
   for (const r of RESOURCES) {
     if (r.kind === 'Secret') continue;
@@ -23,25 +23,35 @@ export function statusRules(): { apiGroups: string[]; resources: string[]; verbs
     .map(([g, rs]) => ({ apiGroups: [g], resources: [...rs].sort(), verbs: ['get', 'list', 'watch'] }));
 }
 
-/** ServiceAccount, ClusterRole and ClusterRoleBinding for a status identity in `namespace`. */
-export function statusRbac(namespace: string): Record<string, unknown>[] {
-  const labels = { 'app.kubernetes.io/name': STATUS_IDENTITY, 'app.kubernetes.io/managed-by': 'clusterset' };
+/** An RBAC rule as a ClusterRole holds it. */
+export interface Rule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+
+/**
+ * A read-only identity of clusterset's (`status`, `import`): a ServiceAccount `name` in `namespace`,
+ * a ClusterRole `name` with `rules`, and the ClusterRoleBinding between them.
+ */
+export function readOnlyIdentity(name: string, namespace: string, rules: Rule[]): Record<string, unknown>[] {
+  const labels = { 'app.kubernetes.io/name': name, 'app.kubernetes.io/managed-by': 'clusterset' };
   return [
-    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: STATUS_IDENTITY, namespace, labels } },
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: { name: STATUS_IDENTITY, labels },
-      rules: statusRules(),
-    },
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace, labels } },
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name, labels }, rules },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRoleBinding',
-      metadata: { name: STATUS_IDENTITY, labels },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: STATUS_IDENTITY },
-      subjects: [{ kind: 'ServiceAccount', name: STATUS_IDENTITY, namespace }],
+      metadata: { name, labels },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+      subjects: [{ kind: 'ServiceAccount', name, namespace }],
     },
   ];
+}
+
+/** ServiceAccount, ClusterRole and ClusterRoleBinding for a status identity in `namespace`. */
+export function statusRbac(namespace: string): Record<string, unknown>[] {
+  return readOnlyIdentity(STATUS_IDENTITY, namespace, statusRules());
 }
 
 export function statusRbacYaml(namespace: string): string {
