@@ -11,6 +11,7 @@ import {
   MEMBER_CONTROLLER_DEPLOYMENT,
   RECONCILER_NAME,
 } from '../names';
+import { ANTREA_LEADER_DEPLOYMENT, ANTREA_LEADER_WEBHOOKS } from '../reconciler/antrea-leader';
 
 /** The kubeconfig contexts `import` read the set through. */
 export interface RunbookContexts {
@@ -20,12 +21,6 @@ export interface RunbookContexts {
   /** Where the model was written. @default 'clusterset.ts' */
   readonly modelFile?: string;
 }
-
-/** Antrea's two leader webhook configurations (antrea-mc.md §i). */
-export const ANTREA_LEADER_WEBHOOKS = [
-  ['mutatingwebhookconfiguration', 'antrea-multicluster-antrea-mc-mutating-webhook-configuration'],
-  ['validatingwebhookconfiguration', 'antrea-multicluster-antrea-mc-validating-webhook-configuration'],
-] as const;
 
 /** What Antrea's leader install leaves besides what the leader bundle adopts (antrea-mc.md §i). */
 function antreaLeaderLeftovers(ns: string): string[] {
@@ -70,8 +65,9 @@ export function runbook(model: ClusterSetProps, ctx: RunbookContexts): string[] 
     "3. The leader bundle in warm standby (reconciler.waitForAntreaLeader: true): sync it while Antrea's leader runs.",
     `   check: ${leader} -n ${ns} get lease ${RECONCILER_NAME} finds none or no holder; the reconciler's Deployment is Available; then verify`,
     "4. The cut-over: Antrea's leader webhook configurations first, then its Deployment:",
-    ...ANTREA_LEADER_WEBHOOKS.map(([kind, name]) => `   ${leader} delete ${kind} ${name}`),
-    `   ${leader} -n ${ns} scale deployment antrea-mc-controller --replicas=0`,
+    `   ${leader} delete mutatingwebhookconfiguration ${ANTREA_LEADER_WEBHOOKS.mutating}`,
+    `   ${leader} delete validatingwebhookconfiguration ${ANTREA_LEADER_WEBHOOKS.validating}`,
+    `   ${leader} -n ${ns} scale deployment ${ANTREA_LEADER_DEPLOYMENT} --replicas=0`,
     `   check: ${leader} -n ${ns} get lease ${RECONCILER_NAME} -o jsonpath='{.spec.holderIdentity}' names a reconciler Pod within seconds; then verify`,
     "5. Clean up what Antrea's leader install leaves (NEVER its CRDs: deleting the ResourceImport CRD deletes every import):",
     ...antreaLeaderLeftovers(ns).map((x) => `   ${leader} delete --ignore-not-found ${x}`),
