@@ -41,7 +41,6 @@
  * (the Deployment scaled to zero) the API server gets connection refused and refuses every write
  * they match, as it does when the Service has no endpoints.
  */
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as https from 'node:https';
 import * as os from 'node:os';
@@ -50,6 +49,7 @@ import type { AddressInfo } from 'node:net';
 import { announceFinalizer, CLUSTER_ID_ANNOTATION, RESOURCE_EXPORT_FINALIZER } from '../../lib/names';
 import type { Auth, Cluster, Response } from '../kube/cluster';
 import { request } from '../kube/cluster';
+import { selfSigned } from './antrea-set';
 import { tokenFor } from './fixture';
 
 type Obj = Record<string, unknown>;
@@ -589,32 +589,7 @@ interface Review {
 
 /** A self-signed serving certificate for 127.0.0.1 in `dir`: PEM key and cert. */
 function servingCert(dir: string): { key: string; cert: string } {
-  fs.mkdirSync(dir, { recursive: true });
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      'tls.key',
-      '-out',
-      'tls.crt',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=antrea-mc-webhook-service',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  return {
-    key: fs.readFileSync(path.join(dir, 'tls.key'), 'utf8'),
-    cert: fs.readFileSync(path.join(dir, 'tls.crt'), 'utf8'),
-  };
+  return selfSigned(dir, 'tls', 'antrea-mc-webhook-service', 1, ['-addext', 'subjectAltName=IP:127.0.0.1']);
 }
 
 /**

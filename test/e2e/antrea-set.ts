@@ -209,29 +209,34 @@ async function get(auth: Auth, o: Obj): Promise<Obj> {
 const rfc3339 = (d = new Date()) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 const ANTREA = { app: 'antrea' };
 
-/** A self-signed CA in `dir` (what Antrea's CA controller would generate), base64 of the PEM. */
-function selfSignedCa(dir: string): string {
+/**
+ * A self-signed certificate `<base>.crt` and key `<base>.key` in `dir` (RSA 2048, openssl), with
+ * extra `openssl req` arguments (e.g. `-addext subjectAltName=...`); the PEMs.
+ */
+export function selfSigned(
+  dir: string,
+  base: string,
+  cn: string,
+  days: number,
+  extra: readonly string[] = [],
+): { key: string; cert: string } {
   fs.mkdirSync(dir, { recursive: true });
   execFileSync(
     'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      'ca.key',
-      '-out',
-      'ca.crt',
-      '-days',
-      '365',
-      '-subj',
-      '/CN=antrea-mc-controller-ca',
-    ],
+    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${base}.key`, '-out', `${base}.crt`]
+      .concat(['-days', String(days), '-subj', `/CN=${cn}`])
+      .concat(extra),
     { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] },
   );
-  return fs.readFileSync(path.join(dir, 'ca.crt'), 'utf8');
+  return {
+    key: fs.readFileSync(path.join(dir, `${base}.key`), 'utf8'),
+    cert: fs.readFileSync(path.join(dir, `${base}.crt`), 'utf8'),
+  };
+}
+
+/** A self-signed CA in `dir` (what Antrea's CA controller would generate): the PEM. */
+function selfSignedCa(dir: string): string {
+  return selfSigned(dir, 'ca', 'antrea-mc-controller-ca', 365).cert;
 }
 
 async function installCrdsCreated(

@@ -53,27 +53,12 @@ import { AntreaMemberPlayer } from './antrea-member-player';
 import { LEADER_WEBHOOKS, setUpAntreaSet, type AntreaSet } from './antrea-set';
 import { isChurnLabel, LabelChurn } from './cutover-churn';
 import { describeAnomalies, ImportWatchers } from './cutover-watch';
+import { cli } from './cli';
 import { contextsKubeconfig, kubeconfigFor, tokenFor, type ClusterSetFixture } from './fixture';
 import { SimulatedMember } from './member';
 import { startReconciler, type ReconcilerProcess } from './reconciler-process';
 
-const ROOT = path.resolve(__dirname, '..', '..');
-const BIN = path.join(ROOT, 'bin', 'clusterset');
 type Obj = Record<string, unknown>;
-
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd: ROOT, maxBuffer: 64 << 20, timeout: 300_000 },
-      (err, stdout, stderr) => {
-        const code = err ? ((err as { code?: number }).code ?? -1) : 0;
-        resolve({ code: typeof code === 'number' ? code : -1, stdout, stderr });
-      },
-    );
-  });
-}
 
 /** Everything running over one played set. */
 interface World {
@@ -652,7 +637,7 @@ naive(
 );
 
 naive(
-  'GIVEN the leader bundle applied WHEN the reconciler leads while Antrea leader still runs THEN the watchers and the players record the fight',
+  'GIVEN the leader bundle applied WHEN the reconciler leads while Antrea leader still runs THEN both run at once and what the watchers and players record is reported (with these players the watchers catch nothing)',
   async () => {
     const w = await world('cutnl');
     try {

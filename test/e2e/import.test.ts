@@ -16,7 +16,6 @@
 //
 // Clusters start inside the first test of each suite, not in before(): uvu swallows before() errors.
 
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -44,10 +43,9 @@ import type { Cluster } from '../kube/cluster';
 import { request, stopAll } from '../kube/cluster';
 import { sleep } from '../kube/wait';
 import { setUpAntreaSet, type AntreaSet } from './antrea-set';
+import { cli } from './cli';
 import { contextsKubeconfig, tokenFor } from './fixture';
 
-const ROOT = path.resolve(__dirname, '..', '..');
-const BIN = path.join(ROOT, 'bin', 'clusterset');
 const IMPORT_USER = `system:serviceaccount:default:${IMPORT_IDENTITY}`;
 
 const AUDIT_POLICY = [
@@ -66,20 +64,6 @@ interface Ctx {
   dir: string;
   /** Contexts named as the cluster IDs, each the import identity. */
   kubeconfig: string;
-}
-
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd: ROOT, maxBuffer: 64 << 20, timeout: 300_000 },
-      (err, stdout, stderr) => {
-        const code = err ? ((err as { code?: number }).code ?? -1) : 0;
-        resolve({ code: typeof code === 'number' ? code : -1, stdout, stderr });
-      },
-    );
-  });
 }
 
 /** Creates `objs` (ServiceAccount, ClusterRole, ClusterRoleBinding) in `c` as the admin. */
