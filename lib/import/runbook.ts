@@ -54,8 +54,11 @@ export function runbook(model: ClusterSetProps, ctx: RunbookContexts): string[] 
     `   check: clusterset import --check --model ${modelFile} ${targets} --snapshot before.json   (exit 0)`,
   ];
   lines.push(
-    "2. Members under GitOps, one at a time: sync its bundle; its restart Job restarts Antrea's member controller,",
-    '   whose stale cleanup is safe only while every import exists (touch no import in the leader).',
+    '2. Members under GitOps, one at a time: Argo CD and Flux deliver a remote cluster only once it is registered',
+    '   (`argocd cluster add`, or its Flux kubeconfig Secret): register one member and let its bundle sync. Its restart Job',
+    "   restarts Antrea's member controller, whose stale cleanup is safe only while every import exists (touch no",
+    '   import in the leader). When Argo CD or Flux runs in the leader, its bootstrap delivers the leader bundle (step 3)',
+    '   before any member: in warm standby either order keeps every import.',
   );
   for (const id of members)
     lines.push(

@@ -7,7 +7,8 @@
  *   Namespace, the controller's ServiceAccount, Roles and bindings, the member Role
  *   `antrea-mc-member-cluster-role`, ConfigMap `antrea-mc-controller-config`, Service
  *   `antrea-mc-webhook-service`, Deployment `antrea-mc-controller` (no Antrea image exists here and
- *   the leader has no nodes: its Pod never runs, as a leader whose controller went away), all
+ *   the leader has no nodes, or `nodes` gives it one: its Pod never runs, as a leader whose controller
+ *   went away), all
  *   labelled `app: antrea`, created one by one (antctl creates each object, field manager `antctl`);
  *   then `antctl mc init`'s leader ClusterSet;
  * - per member, its identity, the `antctl` way (`antctl mc create membertoken NAME --cluster-id ID`:
@@ -114,6 +115,13 @@ export interface AntreaSetOptions {
   readonly apiserverArgs?: (id: string, dir: string) => string[];
   /** A directory for per-cluster files the flags name (created). */
   readonly dir: string;
+  /**
+   * Each cluster gets a node (test/kube), for Pods that must run: the reconciler's and the restart
+   * Jobs' under the real Argo CD. Antrea's own Deployments then have Pods that cannot start (no
+   * Antrea image exists here), as a Pod whose image is gone.
+   * @default false
+   */
+  readonly nodes?: boolean;
 }
 
 export interface PlayedExport {
@@ -597,8 +605,12 @@ export async function setUpAntreaSet(o: AntreaSetOptions): Promise<AntreaSet> {
       const dir = path.join(o.dir, id);
       fs.mkdirSync(dir, { recursive: true });
       const args = o.apiserverArgs?.(id, dir) ?? [];
-      const m = await startClusters([`${o.prefix}-${id}`], args.length > 0 ? { apiserverArgs: args } : {});
-      return [id, m.get(`${o.prefix}-${id}`)!] as const;
+      const name = `${o.prefix}-${id}`;
+      const m = await startClusters([name], {
+        ...(args.length > 0 ? { apiserverArgs: args } : {}),
+        ...(o.nodes ? { nodes: [name] } : {}),
+      });
+      return [id, m.get(name)!] as const;
     }),
   );
   const clusters = new Map(started);

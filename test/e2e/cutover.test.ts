@@ -1,24 +1,16 @@
 // End-to-end: the cut-over from Antrea's leader controller to the clusterset reconciler (issue 33,
 // docs/import.md "Cut-over runbook"), on real API servers, with watchers and negative controls.
 //
-// The set: a leader and two members as `antctl` and Antrea's controllers leave them
-// (antrea-set.ts). Then, running throughout:
-// - Antrea's LEADER controller, PLAYED (antrea-leader-player.ts): it merges exports into imports,
-//   allocates label IDs, writes statuses and finalizers as its ServiceAccount, runs while its
-//   Deployment has replicas, and serves its webhooks from this process (their clientConfig is a
-//   loopback URL instead of the Service: the one difference from the real install, said there);
-// - Antrea's MEMBER controller in each member, PLAYED (antrea-member-player.ts: announces, exports,
-//   imports, its restart's stale cleanup), its webhooks served from this process too;
-// - label churn in each member (cutover-churn.ts): Pods' label sets change, identities come and go;
-// - watchers (cutover-watch.ts) on every leader import and every member-side imported object, which
-//   record each deletion, UID change, ClusterIP change, label ID change and empty endpoint set.
+// The set, and what runs over it throughout (Antrea's leader and members played, label churn,
+// watchers on every import and imported object): cutover-world.ts.
 //
-// Delivery is NOT the real Argo CD here: each bundle is applied AS Argo CD applies it
-// (test/kube/apply.ts: server-side apply, field manager `argocd-controller`, its sync order). The
-// issue wants the real Argo CD and Flux (test/delivery/); that is left for later. The member bundle's
-// restart Job cannot run (no nodes): its command, `clusterset restart-member-controller` with the
-// Job's own arguments, is run by the test against the member, and the member player plays the
-// restart that follows (its stale cleanup).
+// Delivery is not the real Argo CD here: each bundle is applied AS Argo CD applies it
+// (test/kube/apply.ts: server-side apply, field manager `argocd-controller`, its sync order), so that
+// the runbook's own order is kept (members first, then the leader) and the controls run quickly; the
+// same runbook through the real Argo CD, whose bootstrap delivers the leader first, is
+// cutover-gitops.test.ts. The member bundle's restart Job cannot run here (no nodes): its command,
+// `clusterset restart-member-controller` with the Job's own arguments, is run by the test against
+// the member, and the member player plays the restart that follows (its stale cleanup).
 //
 // The runbook as docs/import.md prints it: (a) import (the real CLI) and freeze; (b) members under
 // GitOps one by one; (c) the leader bundle in warm standby with `reconciler.waitForAntreaLeader`,
@@ -33,458 +25,32 @@
 //
 // Clusters start inside the tests, not in before(): uvu swallows before() errors.
 
-import { execFile } from 'node:child_process';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { compile } from '../../lib/compile';
-import { IMPORT_IDENTITY, importRbac } from '../../lib/import/read';
-import { loadModelFile } from '../../lib/load';
-import { RECONCILER_CONFIG_KEY, RECONCILER_CONFIG_NAME, RECONCILER_NAME } from '../../lib/names';
-import { dumpYaml, loadYaml } from '../../lib/yaml';
-import { applyBundle, loadBundle } from '../kube/apply';
-import type { Cluster } from '../kube/cluster';
+import { applyBundle } from '../kube/apply';
 import { request, stopAll } from '../kube/cluster';
 import { eventually, sleep } from '../kube/wait';
-import { AntreaLeaderPlayer, AntreaWebhookServer } from './antrea-leader-player';
-import { AntreaMemberPlayer } from './antrea-member-player';
-import { LEADER_WEBHOOKS, setUpAntreaSet, type AntreaSet } from './antrea-set';
-import { isChurnLabel, LabelChurn } from './cutover-churn';
-import { describeAnomalies, ImportWatchers } from './cutover-watch';
-import { cli } from './cli';
-import { contextsKubeconfig, kubeconfigFor, tokenFor, type ClusterSetFixture } from './fixture';
-import { SimulatedMember } from './member';
-import { startReconciler, type ReconcilerProcess } from './reconciler-process';
-
-type Obj = Record<string, unknown>;
-
-/** Everything running over one played set. */
-interface World {
-  set: AntreaSet;
-  dir: string;
-  members: Map<string, Cluster>;
-  leaderPlayer: AntreaLeaderPlayer;
-  memberWebhooks: AntreaWebhookServer;
-  memberPlayers: Map<string, AntreaMemberPlayer>;
-  churn: LabelChurn;
-  watchers: ImportWatchers;
-  t0: number;
-  reconciler?: ReconcilerProcess;
-  /** Where the compiled bundles are (after import). */
-  out?: string;
-  /** The kubeconfig of the read-only import identity, one context per cluster ID (after import). */
-  importKubeconfig?: string;
-  log: string[];
-}
-
-async function world(prefix: string): Promise<World> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `clusterset-${prefix}-`));
-  const set = await setUpAntreaSet({ prefix, identities: 'antctl', dir });
-  const members = new Map(set.memberIds.map((id) => [id, set.clusters.get(id)!]));
-  const watchers = ImportWatchers.forSet(set.leader, set.leaderNs, members, set.memberNs, isChurnLabel);
-  await watchers.start();
-  const t0 = Date.now();
-  // Antrea's member controllers serve their webhooks (vclusterset, vgateway) all along.
-  const memberWebhooks = new AntreaWebhookServer({
-    clusters: members,
-    leaderNs: set.leaderNs,
-    clusterSetId: set.clusterSetId,
-    dir,
-  });
-  await memberWebhooks.start();
-  const leaderPlayer = new AntreaLeaderPlayer({
-    leader: set.leader,
-    leaderNs: set.leaderNs,
-    clusterSetId: set.clusterSetId,
-    dir,
-  });
-  await leaderPlayer.start();
-  const memberPlayers = new Map<string, AntreaMemberPlayer>();
-  for (const [id, c] of members) {
-    const p = new AntreaMemberPlayer(id, c, set.memberNs);
-    p.start(1000);
-    memberPlayers.set(id, p);
-  }
-  const sims = new Map(
-    set.memberIds.map((id) => [
-      id,
-      new SimulatedMember(
-        id,
-        set.leader,
-        set.tokens.get(id)!,
-        set.leaderNs,
-        set.clusterSetId,
-        set.leaderId,
-        members.get(id),
-        set.memberNs,
-      ),
-    ]),
-  );
-  const churn = new LabelChurn(sims);
-  churn.start(1500);
-  const w: World = {
-    set,
-    dir,
-    members,
-    leaderPlayer,
-    memberWebhooks,
-    memberPlayers,
-    churn,
-    watchers,
-    t0,
-    log: [],
-  };
-  // Everyone settled: the member players connected, the churn's first labels imported by Antrea's leader.
-  for (const [id, p] of memberPlayers)
-    await eventually(`member player ${id} connected`, async () => (p.isConnected ? true : undefined), 60_000);
-  await leaderImportsChurn(w);
-  return w;
-}
-
-async function stopWorld(w: World): Promise<void> {
-  await w.churn.stop();
-  for (const p of w.memberPlayers.values()) await p.stop();
-  await w.leaderPlayer.stop();
-  await w.memberWebhooks.stop();
-  if (w.reconciler) await w.reconciler.stop();
-  await w.watchers.stop();
-}
-
-async function list(c: Cluster, p: string): Promise<Obj[]> {
-  const r = await request(c.admin, 'GET', p);
-  if (r.status !== 200) throw new Error(`GET ${p}: HTTP ${r.status}`);
-  return (r.json as { items: Obj[] }).items;
-}
-
-const md = (o: Obj) => o.metadata as { name: string; namespace?: string };
-
-/** Waits until every live churned label has its import in the leader (someone leads and writes). */
-async function leaderImportsChurn(w: World, timeoutMs = 60_000): Promise<void> {
-  await eventually(
-    'the leader imports the churned labels',
-    async () => {
-      const ris = await list(
-        w.set.leader,
-        `/apis/multicluster.crd.antrea.io/v1alpha1/namespaces/${w.set.leaderNs}/resourceimports`,
-      );
-      const labels = new Set(
-        ris.map((r) => (r.spec as { labelIdentity?: { label?: string } }).labelIdentity?.label),
-      );
-      const live = [...w.churn.live.values()].flat();
-      return live.length > 0 && live.every((l) => labels.has(l)) ? true : undefined;
-    },
-    timeoutMs,
-    300,
-  );
-}
-
-/** `ip:port/protocol` of every address and port of `subsets`, sorted. */
-function addresses(subsets: unknown): string {
-  const out: string[] = [];
-  for (const s of (subsets ?? []) as {
-    addresses?: { ip: string }[];
-    ports?: { port: number; protocol?: string }[];
-  }[])
-    for (const a of s.addresses ?? [])
-      for (const p of s.ports ?? []) out.push(`${a.ip}:${p.port}/${p.protocol ?? 'TCP'}`);
-  return JSON.stringify(out.sort());
-}
-
-/** The members hold what the leader's imports say: Services, ServiceImports, Endpoints, labels. */
-async function converged(w: World): Promise<void> {
-  let lastDiff = '';
-  await eventually(
-    'members converged on the leader imports',
-    async () => {
-      const ris = await list(
-        w.set.leader,
-        `/apis/multicluster.crd.antrea.io/v1alpha1/namespaces/${w.set.leaderNs}/resourceimports`,
-      );
-      const want = new Map(
-        ris
-          .filter((r) => (r.spec as { kind: string }).kind === 'LabelIdentity')
-          .map((r) => [md(r).name, (r.spec as { labelIdentity: { id: number } }).labelIdentity.id]),
-      );
-      for (const [id, c] of w.members) {
-        // LabelIdentities are not compared: the member player (antrea-member-player.ts) does not play
-        // Antrea's member label identity import (§d step 3), only its stale cleanup of them. The
-        // leader's label imports are checked by leaderImportsChurn instead.
-        void want;
-        const eps = await list(c, '/api/v1/namespaces/shop/endpoints');
-        for (const r of ris.filter((x) => (x.spec as { kind: string }).kind === 'Endpoints')) {
-          const s = r.spec as { name: string; endpoints: { subsets: unknown[] } };
-          const e = eps.find((x) => md(x).name === `antrea-mc-${s.name}`);
-          // The API server repacks Endpoints subsets (one subset per port set): compare addresses.
-          if (!e || addresses(e.subsets) !== addresses(s.endpoints.subsets)) {
-            lastDiff = `${id} Endpoints antrea-mc-${s.name} ${addresses(e?.subsets)} != ${addresses(s.endpoints.subsets)}`;
-            return undefined;
-          }
-        }
-        void id;
-      }
-      return true;
-    },
-    60_000,
-    500,
-  ).catch((e: Error) => {
-    throw new Error(`${e.message}: ${lastDiff}`);
-  });
-}
-
-/** (a) `clusterset import` with its read-only identity, as the runbook prints it; the model file. */
-async function runImport(w: World): Promise<string> {
-  const tokens = new Map<string, string>();
-  for (const [id, c] of w.set.clusters) {
-    for (const o of importRbac('default')) {
-      const kind = (o as { kind: string }).kind;
-      const p = {
-        ServiceAccount: '/api/v1/namespaces/default/serviceaccounts',
-        ClusterRole: '/apis/rbac.authorization.k8s.io/v1/clusterroles',
-        ClusterRoleBinding: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
-      }[kind]!;
-      const r = await request(c.admin, 'POST', p, o);
-      assert.ok(r.status === 201 || r.status === 409, `create ${kind}: HTTP ${r.status}`);
-    }
-    tokens.set(id, await tokenFor(c, 'default', IMPORT_IDENTITY));
-  }
-  const kubeconfig = path.join(w.dir, 'import.kubeconfig');
-  fs.writeFileSync(
-    kubeconfig,
-    contextsKubeconfig(
-      w.set.clusters,
-      (id) => ({ name: `import-${id}`, user: { token: tokens.get(id)! } }),
-      w.set.leaderId,
-    ),
-  );
-  w.importKubeconfig = kubeconfig;
-  const out = path.join(w.dir, 'clusterset.yaml');
-  const r = await importCli(w, [
-    '--format',
-    'yaml',
-    '--out',
-    out,
-    '--report',
-    path.join(w.dir, 'report.txt'),
-  ]);
-  w.log.push(
-    `import: exit ${r.code}\n${fs.existsSync(path.join(w.dir, 'report.txt')) ? fs.readFileSync(path.join(w.dir, 'report.txt'), 'utf8') : r.stderr}`,
-  );
-  assert.ok(fs.existsSync(out), `import wrote no model (exit ${r.code}): ${r.stderr}`);
-  return out;
-}
-
-/** `clusterset import` with the import identity's contexts, the leader and every member, and `args`. */
-function importCli(w: World, args: string[]): ReturnType<typeof cli> {
-  return cli([
-    'import',
-    '--kubeconfig',
-    w.importKubeconfig!,
-    '--leader-context',
-    w.set.leaderId,
-    ...w.set.memberIds.flatMap((id) => ['--member', `${id}=${id}`]),
-    ...args,
-  ]);
-}
-
-/**
- * The runbook's check after a phase: `import --verify --snapshot before.json` exits 0 (every
- * recorded import and member-side imported object still has its UID, ClusterIP, label ID and
- * addresses; labels the churn withdrew are listed, not failures).
- */
-async function verifyPhase(w: World, phase: string): Promise<void> {
-  const r = await importCli(w, ['--verify', '--snapshot', path.join(w.dir, 'before.json')]);
-  w.log.push(`verify after ${phase}: exit ${r.code}\n${r.stdout}${r.stderr}`);
-  assert.is(r.code, 0, `import --verify after ${phase}: exit ${r.code}\n${r.stdout}\n${r.stderr}`);
-}
-
-/** Compiles the imported model, `reconciler.waitForAntreaLeader` set to `standby`, into out/. */
-async function compileModel(w: World, modelFile: string, standby: boolean): Promise<string> {
-  const model = (await loadModelFile(modelFile)) as Obj;
-  // The imported model sets the standby; the naive controls turn it off, as a cut-over without it.
-  const input: Obj = {
-    ...model,
-    reconciler: { ...((model.reconciler as Obj | undefined) ?? {}), waitForAntreaLeader: standby },
-  };
-  const r = compile(input);
-  const errors = r.diagnostics.filter((d) => d.severity !== 'warning');
-  assert.ok(
-    r.plan && errors.length === 0,
-    `the imported model does not compile:\n${errors.map((d) => `${d.path}: ${d.message}`).join('\n')}`,
-  );
-  const out = path.join(w.dir, standby ? 'out' : 'out-no-standby');
-  for (const [file, text] of r.files) {
-    fs.mkdirSync(path.dirname(path.join(out, file)), { recursive: true });
-    fs.writeFileSync(path.join(out, file), text);
-  }
-  fs.writeFileSync(path.join(w.dir, 'model-compiled.yaml'), dumpYaml(input));
-  w.out = out;
-  return out;
-}
-
-/** (b) One member under GitOps: its bundle applied as Argo CD does, then its restart Job's command. */
-async function memberUnderGitOps(w: World, id: string): Promise<void> {
-  const c = w.members.get(id)!;
-  const bundle = path.join(w.out!, 'clusters', id);
-  const res = await applyBundle(c, bundle);
-  assert.equal(
-    res.rejected.map((x) => `${x.kind} ${x.name}: ${x.message}`),
-    [],
-    `member ${id} bundle`,
-  );
-  const job = loadBundle(bundle).find((b) => b.obj.kind === 'Job');
-  const p = w.memberPlayers.get(id)!;
-  const epochs = p.events.epochs;
-  if (job) {
-    // The restart Job (no node runs it here): its own command line, run against the member.
-    const container = ((job.obj.spec as Obj).template as { spec: { containers: { args: string[] }[] } }).spec
-      .containers[0]!;
-    const kc = path.join(w.dir, `${id}-admin.kubeconfig`);
-    fs.copyFileSync(c.kubeconfigPath, kc);
-    const r = await cli([...container.args, '--kubeconfig', kc]);
-    assert.is(r.code, 0, `restart-member-controller in ${id}: ${r.stdout}${r.stderr}`);
-    await eventually(
-      `member ${id} restarted`,
-      async () => (p.events.epochs > epochs ? true : undefined),
-      30_000,
-    );
-  }
-  w.log.push(
-    `member ${id}: bundle applied (${res.applied.length} objects); restart Job ${job ? 'run' : 'absent'}; stale cleanup deleted [${p.events.staleDeleted.join(', ')}]`,
-  );
-}
-
-/** A ClusterSetFixture as startReconciler needs it, over the compiled leader bundle. */
-async function reconcilerFixture(w: World): Promise<ClusterSetFixture> {
-  const ns = w.set.leaderNs;
-  const cm = loadYaml(
-    fs.readFileSync(
-      path.join(w.out!, 'clusters', w.set.leaderId, ns, `ConfigMap.${RECONCILER_CONFIG_NAME}.yaml`),
-      'utf8',
-    ),
-  ) as { data: Record<string, string> };
-  const configPath = path.join(w.dir, 'config.json');
-  fs.writeFileSync(configPath, cm.data[RECONCILER_CONFIG_KEY]!);
-  const token = await tokenFor(w.set.leader, ns, RECONCILER_NAME);
-  const reconcilerKubeconfig = path.join(w.dir, 'reconciler.kubeconfig');
-  fs.writeFileSync(reconcilerKubeconfig, kubeconfigFor(w.set.leader, 'reconciler', token));
-  return {
-    ns,
-    configPath,
-    reconcilerKubeconfig,
-    dir: w.dir,
-    leader: w.set.leader,
-  } as unknown as ClusterSetFixture;
-}
-
-async function leaseHolder(w: World): Promise<string | undefined> {
-  const r = await request(
-    w.set.leader.admin,
-    'GET',
-    `/apis/coordination.k8s.io/v1/namespaces/${w.set.leaderNs}/leases/${RECONCILER_NAME}`,
-  );
-  if (r.status !== 200) return undefined;
-  const l = r.json as {
-    spec?: { holderIdentity?: string; renewTime?: string; leaseDurationSeconds?: number };
-  };
-  const renew = Date.parse(l.spec?.renewTime ?? '');
-  if (!l.spec?.holderIdentity || !(Date.now() - renew < (l.spec.leaseDurationSeconds ?? 15) * 1000))
-    return undefined;
-  return l.spec.holderIdentity;
-}
-
-/** (d) Antrea's leader webhook configurations deleted (unless `keepWebhooks`), its Deployment scaled to zero. */
-async function stopAntreaLeader(w: World, keepWebhooks = false): Promise<void> {
-  const a = w.set.leader.admin;
-  if (!keepWebhooks)
-    for (const [kind, name] of [
-      ['mutatingwebhookconfigurations', LEADER_WEBHOOKS.mutating],
-      ['validatingwebhookconfigurations', LEADER_WEBHOOKS.validating],
-    ] as const) {
-      const r = await request(a, 'DELETE', `/apis/admissionregistration.k8s.io/v1/${kind}/${name}`);
-      assert.ok(r.status === 200 || r.status === 404, `delete ${name}: HTTP ${r.status}`);
-    }
-  // `kubectl scale deployment antrea-mc-controller --replicas=0`; this leader's kube-controller-manager
-  // runs the Deployment and ReplicaSet controllers, so status.replicas follows by itself.
-  const r = await request(
-    a,
-    'PATCH',
-    `/apis/apps/v1/namespaces/${w.set.leaderNs}/deployments/antrea-mc-controller/scale`,
-    { spec: { replicas: 0 } },
-    'application/merge-patch+json',
-  );
-  assert.is(r.status, 200, `scale: ${r.body}`);
-  assert.ok(await w.leaderPlayer.waitStopped(10_000), "Antrea's leader did not stop within its grace period");
-}
-
-/**
- * The `kubectl` commands the import report's runbook prints for step `n` (the report the runbook's
- * import wrote), run as printed with an operator's kubeconfig whose contexts are named as the
- * import's were (the cluster IDs), with each cluster's admin credentials.
- */
-async function runPrintedStep(w: World, n: number): Promise<string[]> {
-  const lines = fs.readFileSync(path.join(w.dir, 'report.txt'), 'utf8').split('\n');
-  const start = lines.findIndex((l) => l.startsWith(`${n}. `));
-  assert.ok(start >= 0, `the report prints no runbook step ${n}:\n${lines.join('\n')}`);
-  const commands: string[] = [];
-  for (const l of lines.slice(start + 1)) {
-    if (!l.startsWith('   ')) break;
-    if (l.startsWith('   kubectl ')) commands.push(l.trim());
-  }
-  assert.ok(commands.length > 0, `runbook step ${n} prints no kubectl command`);
-  const kubeconfig = path.join(w.dir, 'operator.kubeconfig');
-  fs.writeFileSync(
-    kubeconfig,
-    contextsKubeconfig(
-      w.set.clusters,
-      (id, c) => {
-        const admin = loadYaml(fs.readFileSync(c.kubeconfigPath, 'utf8')) as {
-          users: { user: Record<string, string> }[];
-        };
-        return { name: `operator-${id}`, user: admin.users[0]!.user };
-      },
-      w.set.leaderId,
-    ),
-  );
-  for (const c of commands) {
-    const r = await new Promise<{ code: number; out: string }>((resolve) =>
-      execFile(
-        'kubectl',
-        c.split(/\s+/).slice(1),
-        { env: { ...process.env, KUBECONFIG: kubeconfig }, timeout: 60_000 },
-        (err, stdout, stderr) =>
-          resolve({ code: err ? ((err as { code?: number }).code ?? -1) : 0, out: `${stdout}${stderr}` }),
-      ),
-    );
-    w.log.push(`$ ${c}\n${r.out}`);
-    assert.is(r.code, 0, `${c}: exit ${r.code}\n${r.out}`);
-  }
-  return commands;
-}
-
-function report(w: World, title: string): void {
-  const extra = [
-    `leader player: ${w.leaderPlayer.passes} passes, ${w.leaderPlayer.writes.length} writes, ${w.leaderPlayer.errors.length} errors` +
-      (w.leaderPlayer.errors.length
-        ? `\n  ${w.leaderPlayer.errors
-            .slice(0, 8)
-            .map((e) => `${e.what}: ${e.status} ${e.message}`)
-            .join('\n  ')}`
-        : ''),
-    `leader webhooks denied: ${w.leaderPlayer.webhooks?.denied.length ?? 0} ${JSON.stringify(w.leaderPlayer.webhooks?.denied.slice(0, 4) ?? [])}`,
-    `churn: ${w.churn.steps} steps, ${w.churn.errors.length} errors ${JSON.stringify(w.churn.errors.slice(0, 4))}`,
-    ...[...w.memberPlayers].map(
-      ([id, p]) =>
-        `member ${id}: epochs ${p.events.epochs}, stale deleted ${JSON.stringify(p.events.staleDeleted)}, last error ${p.lastError ?? '-'}`,
-    ),
-    `watchers: ${w.watchers.events.length} events, ${w.watchers.anomalies.length} anomalies`,
-    describeAnomalies(w.watchers.anomalies.slice(0, 40), w.t0),
-  ];
-  const text = `== ${title}\n${w.log.join('\n')}\n${extra.join('\n')}\n`;
-  fs.writeFileSync(path.join(w.dir, 'cutover-report.txt'), text);
-  if (process.env.CUTOVER_REPORT === '1') process.stderr.write(text);
-}
+import {
+  compileModel,
+  converged,
+  assertWatchersQuiet,
+  checkModel,
+  leaderImportsChurn,
+  leaseHolder,
+  memberUnderGitOps,
+  reconcilerFixture,
+  report,
+  runImport,
+  runPrintedStep,
+  stopAntreaLeader,
+  stopWorld,
+  verifyPhase,
+  world,
+} from './cutover-world';
+import { AntreaLeaderPlayer } from './antrea-leader-player';
+import { ANTCTL_MANAGER, leaderWebhooks } from './antrea-set';
+import { startReconciler } from './reconciler-process';
 
 // ---------------------------------------------------------------------------------------------------
 
@@ -502,15 +68,7 @@ runbook(
       // check of the committed model, which records what must survive.
       const modelFile = await runImport(w);
       await compileModel(w, modelFile, true);
-      const check = await importCli(w, [
-        '--check',
-        '--model',
-        modelFile,
-        '--snapshot',
-        path.join(w.dir, 'before.json'),
-      ]);
-      w.log.push(`import --check: exit ${check.code}\n${check.stdout}${check.stderr}`);
-      assert.is(check.code, 0, `import --check: exit ${check.code}\n${check.stdout}\n${check.stderr}`);
+      await checkModel(w, modelFile);
       // (b) members under GitOps, one by one.
       for (const id of w.set.memberIds) {
         await memberUnderGitOps(w, id);
@@ -572,14 +130,93 @@ runbook(
       assert.is(await leaseHolder(w), 'cut-a');
       await sleep(1000);
       report(w, 'runbook');
-      assert.equal(
-        w.watchers.anomalies,
-        [],
-        `the watchers recorded:\n${describeAnomalies(w.watchers.anomalies, w.t0)}`,
-      );
+      assertWatchersQuiet(w);
       assert.equal(w.churn.errors, [], 'member writes refused during the cut-over');
     } finally {
       report(w, 'runbook');
+      await stopWorld(w);
+    }
+  },
+);
+
+runbook(
+  "GIVEN the cut-over done WHEN the way back runs (Antrea's leader webhooks re-created, its Deployment scaled to 1) THEN the reconciler steps down and Antrea's leader re-adopts every import and label ID, nothing deleted or changed",
+  async () => {
+    const w = await world('cutb');
+    try {
+      const modelFile = await runImport(w);
+      await compileModel(w, modelFile, true);
+      await checkModel(w, modelFile);
+      for (const id of w.set.memberIds) await memberUnderGitOps(w, id);
+      const lr = await applyBundle(w.set.leader, path.join(w.out!, 'clusters', w.set.leaderId));
+      assert.equal(lr.rejected, [], 'leader bundle rejected objects');
+      w.reconciler = startReconciler(await reconcilerFixture(w), 'back-a');
+      await w.reconciler.port;
+      await runPrintedStep(w, 4);
+      assert.ok(await w.leaderPlayer.waitStopped(10_000), "Antrea's leader did not stop");
+      await eventually('the reconciler leads', async () => leaseHolder(w), 60_000, 200);
+      await leaderImportsChurn(w, 30_000);
+      await verifyPhase(w, 'the cut-over');
+
+      // The way back, as docs/import.md says: Antrea's leader webhook configurations re-created as
+      // `antctl mc deploy leadercluster` creates them, its Deployment scaled back to 1.
+      const ns = w.set.leaderNs;
+      const admin = w.set.leader.admin;
+      const refusedBefore = w.churn.errors.length;
+      const back = Date.now();
+      const scaled = await request(
+        admin,
+        'PATCH',
+        `/apis/apps/v1/namespaces/${ns}/deployments/antrea-mc-controller/scale`,
+        { spec: { replicas: 1 } },
+        'application/merge-patch+json',
+      );
+      assert.is(scaled.status, 200, `scale: ${scaled.body}`);
+      const caMap = await request(admin, 'GET', `/api/v1/namespaces/${ns}/configmaps/antrea-mc-ca`);
+      const ca = (caMap.json as { data: Record<string, string> }).data['ca.crt']!;
+      for (const hook of leaderWebhooks(ns, ca)) {
+        const kind = hook.kind === 'MutatingWebhookConfiguration' ? 'mutating' : 'validating';
+        const r = await request(
+          admin,
+          'POST',
+          `/apis/admissionregistration.k8s.io/v1/${kind}webhookconfigurations?fieldManager=${ANTCTL_MANAGER}`,
+          hook,
+        );
+        assert.is(r.status, 201, `re-create ${kind} webhook configuration: ${r.body}`);
+      }
+      await eventually(
+        'the reconciler steps down',
+        async () => ((await leaseHolder(w)) === undefined ? true : undefined),
+        30_000,
+        100,
+      );
+      const steppedDown = Date.now();
+      // Antrea's leader Pod starts (a new process: it re-adopts the label IDs its imports hold and
+      // serves its webhooks again).
+      w.leaderPlayer = new AntreaLeaderPlayer({
+        leader: w.set.leader,
+        leaderNs: ns,
+        clusterSetId: w.set.clusterSetId,
+        dir: w.dir,
+      });
+      await w.leaderPlayer.start();
+      await leaderImportsChurn(w, 60_000);
+      await sleep(5000);
+      assert.is(await leaseHolder(w), undefined, "the reconciler stays down while Antrea's leader runs");
+      await verifyPhase(w, 'the way back');
+      await w.churn.stop();
+      await converged(w);
+      await verifyPhase(w, 'the way back, churn stopped');
+      const refused = w.churn.errors.slice(refusedBefore);
+      w.log.push(
+        `way back: the reconciler stepped down ${((steppedDown - back) / 1000).toFixed(1)} s after Antrea's leader came back; ` +
+          `${refused.length} member writes refused while Antrea's webhooks had no server (members retry)`,
+      );
+      report(w, 'the way back');
+      assertWatchersQuiet(w);
+      assert.equal(w.leaderPlayer.errors, [], "Antrea's leader failed writes after it came back");
+    } finally {
+      report(w, 'the way back');
       await stopWorld(w);
     }
   },

@@ -115,7 +115,15 @@ export class GitOpsWorld {
     const image = imageArchive();
     const names = this.ids.map((id) => `${this.o.prefix}-${id}`);
     const started = await startClusters(names, { nodes: names });
-    this.clusters = new Map(this.ids.map((id) => [id, started.get(`${this.o.prefix}-${id}`)!]));
+    await this.attach(new Map(this.ids.map((id) => [id, started.get(`${this.o.prefix}-${id}`)!])), image);
+  }
+
+  /**
+   * The same over control planes started elsewhere (a set Antrea ran, say), named by cluster ID,
+   * each with a node: the image loaded into their nodes, the git server, the tool's controllers.
+   */
+  async attach(clusters: ReadonlyMap<string, Cluster>, image = imageArchive()): Promise<void> {
+    this.clusters = new Map(this.ids.map((id) => [id, clusters.get(id)!]));
     this.kubeconfig = path.join(this.work, 'contexts.kubeconfig');
     const b64 = (s: string | undefined) => Buffer.from(s ?? '').toString('base64');
     fs.writeFileSync(
@@ -130,7 +138,10 @@ export class GitOpsWorld {
       ),
     );
     const tar = await image;
-    for (const c of this.clusters.values()) for (const n of c.nodes) await n.importImage(tar);
+    for (const c of this.clusters.values()) {
+      if (c.nodes.length === 0) throw new Error(`${c.name} has no node to load the image into`);
+      for (const n of c.nodes) await n.importImage(tar);
+    }
     this.git = await startGitServer();
     if (this.o.tool === 'argocd')
       this.argocd = await startArgoCD(this.hub, {
@@ -205,9 +216,10 @@ export class GitOpsWorld {
   /**
    * Runbook steps 2 and 3: the bootstrap in the management cluster (`kubectl apply -k out/argocd`
    * and the health checks merged into argocd-cm, or `kubectl apply -k out/flux`), and each remote
-   * cluster of the model registered.
+   * cluster of the model registered (unless `register` is false: then each is registered with
+   * register(), and delivered from then on).
    */
-  async bootstrap(p: Published): Promise<void> {
+  async bootstrap(p: Published, register = true): Promise<void> {
     if (this.argocd) {
       await this.kubectl(['apply', '-k', path.join(p.dir, 'out', 'argocd')]);
       await this.kubectl([
@@ -224,8 +236,9 @@ export class GitOpsWorld {
     } else {
       await this.kubectl(['apply', '-k', path.join(p.dir, 'out', 'flux')]);
     }
-    for (const c of p.plan.clusters)
-      if (c.id !== this.o.leader && (c.isMember || c.isLeader)) await this.register(c.id);
+    if (register)
+      for (const c of p.plan.clusters)
+        if (c.id !== this.o.leader && (c.isMember || c.isLeader)) await this.register(c.id);
   }
 
   /** A cluster registered with the tool: `argocd cluster add`, or Flux's kubeconfig Secret. */
