@@ -88,6 +88,8 @@ function verdict(r: StatusReport): string {
 function reconcilerLine(c: ClusterReport): string | undefined {
   const r = c.reconciler;
   if (!r) return undefined;
+  if (!r.holder && r.waitingForAntreaLeader)
+    return `standby (reconciler.waitForAntreaLeader): no holder of the Lease while Antrea's leader runs: ${r.waitingForAntreaLeader.join('; ')}`;
   if (!r.holder) return 'no holder of the Lease: the reconciler is not running';
   return `Lease held by ${r.holder}, renewed ${r.renewedSecondsAgo ?? '?'} s ago${r.healthy ? '' : ' (expired)'}`;
 }

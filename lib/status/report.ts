@@ -12,6 +12,11 @@
  * `version: 1`.
  */
 import {
+  ANTREA_LEADER_DEPLOYMENT,
+  antreaLeaderRunning,
+  observeDeployment,
+} from '../reconciler/antrea-leader';
+import {
   acnpImportName,
   announceName,
   BUILTIN_TIERS,
@@ -96,6 +101,12 @@ export interface ClusterReport {
     readonly renewedSecondsAgo?: number;
     readonly leaseDurationSeconds?: number;
     readonly healthy: boolean;
+    /**
+     * With `reconciler.waitForAntreaLeader`, while no one holds the Lease: what of Antrea's leader
+     * still runs, as the reconciler's standby log names it (its Deployment's replicas; status does
+     * not read webhook configurations). The reconciler waits for it: not a problem.
+     */
+    readonly waitingForAntreaLeader?: readonly string[];
   };
   /** Members only: label identities and ClusterInfo imports held. */
   readonly identities?: { readonly labelIdentities: number; readonly clusterInfoImports: number };
@@ -345,11 +356,24 @@ function clusterReport(inp: StatusInput, id: string, p: Problems): ClusterReport
     const renewed = secondsSince(inp.nowMs, spec.renewTime);
     const duration = typeof spec.leaseDurationSeconds === 'number' ? spec.leaseDurationSeconds : undefined;
     const healthy = holder !== undefined && renewed !== undefined && renewed <= (duration ?? 15);
-    if (!healthy)
+    const antrea = findNamed(
+      listOf(read, kindKey('Deployment', plan.leaderNamespace)),
+      ANTREA_LEADER_DEPLOYMENT,
+    );
+    const waiting =
+      !healthy && plan.reconciler.waitForAntreaLeader
+        ? antreaLeaderRunning({
+            namespace: plan.leaderNamespace,
+            deployment: antrea ? observeDeployment(antrea) : undefined,
+            mutatingWebhook: false,
+            validatingWebhook: false,
+          })
+        : [];
+    if (!healthy && waiting.length === 0)
       p.add(
         id,
         holder === undefined
-          ? `the reconciler holds no Lease ${plan.leaderNamespace}/${RECONCILER_NAME}: is it running?`
+          ? `the reconciler holds no Lease ${plan.leaderNamespace}/${RECONCILER_NAME}: is it running?${plan.reconciler.waitForAntreaLeader ? " (with reconciler.waitForAntreaLeader it also waits while Antrea's leader webhook configurations exist)" : ''}`
           : `the reconciler's Lease (holder ${holder}) was last renewed ${renewed ?? '?'} s ago, over its ${duration ?? 15} s`,
       );
     return {
@@ -359,6 +383,7 @@ function clusterReport(inp: StatusInput, id: string, p: Problems): ClusterReport
         ...(renewed !== undefined ? { renewedSecondsAgo: renewed } : {}),
         ...(duration !== undefined ? { leaseDurationSeconds: duration } : {}),
         healthy,
+        ...(waiting.length > 0 ? { waitingForAntreaLeader: waiting } : {}),
       },
     };
   }

@@ -207,6 +207,51 @@ test('a stale announce and a reconciler whose Lease expired', () => {
   has(/^hub: the reconciler's Lease \(holder .*\) was last renewed 60 s ago, over its 15 s$/);
 });
 
+test("in warm standby (waitForAntreaLeader) no Lease holder while Antrea's leader Deployment has replicas is no problem; once it has none it is", () => {
+  const s = liveSet({ ...clusterSet, reconciler: { ...clusterSet.reconciler, waitForAntreaLeader: true } });
+  const { plan } = s;
+  const leader = s.lists.get(plan.leader.id)!;
+  const leases = leader.get(kindKey('Lease', plan.leaderNamespace))!;
+  leases.splice(0, leases.length);
+  const deployments = leader.get(kindKey('Deployment', plan.leaderNamespace))!;
+  const antrea: Obj = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'antrea-mc-controller', namespace: plan.leaderNamespace },
+    spec: { replicas: 1 },
+    status: { replicas: 1 },
+  };
+  deployments.push(antrea);
+  const standby = report(s);
+  assert.equal(standby.problems, []);
+  const hub = standby.clusters.find((c) => c.id === plan.leader.id)!;
+  assert.equal(hub.reconciler!.waitingForAntreaLeader, [
+    `Deployment ${plan.leaderNamespace}/antrea-mc-controller has replicas (spec.replicas 1, status.replicas 1)`,
+  ]);
+  assert.match(
+    formatStatus(standby, 'text'),
+    /standby \(reconciler\.waitForAntreaLeader\): no holder of the Lease while Antrea's leader runs: Deployment/,
+  );
+  // Scaled to zero, its Pod gone: the reconciler should lead now.
+  antrea.spec = { replicas: 0 };
+  antrea.status = {};
+  const after = report(s);
+  assert.ok(
+    after.problems.some((p) =>
+      /^hub: the reconciler holds no Lease .*: is it running\? \(with reconciler\.waitForAntreaLeader it also waits while Antrea's leader webhook configurations exist\)$/.test(
+        p,
+      ),
+    ),
+    after.problems.join('\n'),
+  );
+  // Without the flag, Antrea's Deployment changes nothing: no holder is a problem.
+  const plain = liveSet(clusterSet);
+  const pl = plain.lists.get(plan.leader.id)!;
+  pl.get(kindKey('Lease', plan.leaderNamespace))!.splice(0);
+  pl.get(kindKey('Deployment', plan.leaderNamespace))!.push({ ...antrea, spec: { replicas: 1 } });
+  assert.ok(report(plain).problems.some((p) => /holds no Lease .*: is it running\?$/.test(p)));
+});
+
 test('uninstalling: members still joined are reported leaving, with what is left of each; once all of it is gone the set is ok', () => {
   const live = liveSet(clusterSet);
   const model = { ...clusterSet, uninstall: true };
