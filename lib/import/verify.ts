@@ -10,8 +10,10 @@
  *
  * A deleted ResourceImport is an outage in every member even if it is re-created at once, and a
  * new ClusterIP: so verification fails on a recorded object that is gone or has a new UID, a changed
- * ClusterIP or `spec.ips`, a changed label ID, or a changed or emptied address set. A new object, or
- * an import whose spec changed in place, is listed and passes.
+ * ClusterIP or `spec.ips`, a changed label ID, or a changed or emptied address set. A new object, an
+ * import whose spec changed in place, a label no member exports any more, and an address set that
+ * changed to exactly what the exporters' live Endpoints exports hold now (their Pods moved: the
+ * import and the members followed) are listed and pass.
  *
  * The record holds names, UIDs, IPs, label IDs and digests: no Secret, no token (the LiveSnapshot it
  * is made from has none). Pure, and deterministic: the same set gives the same bytes, whatever order
@@ -222,6 +224,8 @@ function compareCluster(
   was: readonly Recorded[],
   now: readonly Recorded[],
   exportedLabels: ReadonlySet<string>,
+  /** The addresses the live exports give an Endpoints import or imported Endpoints now. */
+  exported: (r: Recorded) => readonly string[] | undefined,
   violations: Violation[],
   listed: Listed[],
 ): void {
@@ -254,7 +258,22 @@ function compareCluster(
         n.labelId,
         'the label ID changed',
       );
-    if (r.addresses !== undefined && !same(r.addresses, n.addresses)) {
+    const now = n.addresses ?? [];
+    const followed = exported(r);
+    if (
+      r.addresses !== undefined &&
+      !same(r.addresses, now) &&
+      now.length > 0 &&
+      followed &&
+      same(followed, now)
+    ) {
+      // Pods of an exporter moved: its export changed, and the import (and the members) followed it.
+      listed.push({
+        cluster,
+        object: nameOf(r),
+        message: "addresses changed with the exporters' Endpoints exports (the import follows them)",
+      });
+    } else if (r.addresses !== undefined && !same(r.addresses, now)) {
       const field = r.kind === 'ResourceImport' ? 'spec.endpoints.subsets' : 'subsets';
       const emptied = r.addresses.length > 0 && (n.addresses ?? []).length === 0;
       v(
@@ -289,7 +308,52 @@ export function verifySurvivors(recorded: SurvivalRecord, s: LiveSnapshot): Veri
     const label = isObject(li) ? str(li.normalizedLabel) : undefined;
     if (spec(e).kind === 'LabelIdentity' && label !== undefined) exportedLabels.add(labelIdentityHash(label));
   }
-  compareCluster('leader', recorded.leader.objects, now.leader.objects, exportedLabels, violations, listed);
+  // `<ns>/<service>` → the union of the addresses its live Endpoints exports hold (what the import
+  // merges), and each Endpoints import's name → its `<ns>/<service>`.
+  const exportedAddresses = new Map<string, Set<string>>();
+  for (const e of list(
+    s.leader,
+    'multicluster.crd.antrea.io/*',
+    'ResourceExport',
+    recorded.leaderNamespace,
+  )) {
+    const sp = spec(e);
+    if (sp.kind !== 'Endpoints') continue;
+    const key = `${str(sp.namespace) ?? ''}/${str(sp.name) ?? ''}`;
+    const set = exportedAddresses.get(key) ?? new Set<string>();
+    for (const a of addressesOf(isObject(sp.endpoints) ? sp.endpoints.subsets : undefined)) set.add(a);
+    exportedAddresses.set(key, set);
+  }
+  const serviceOfImport = new Map<string, string>();
+  for (const o of list(
+    s.leader,
+    'multicluster.crd.antrea.io/*',
+    'ResourceImport',
+    recorded.leaderNamespace,
+  )) {
+    const sp = spec(o);
+    if (sp.kind === 'Endpoints')
+      serviceOfImport.set(o.metadata.name, `${str(sp.namespace) ?? ''}/${str(sp.name) ?? ''}`);
+  }
+  const addressesFor = (key: string | undefined) => {
+    const set = key === undefined ? undefined : exportedAddresses.get(key);
+    return set ? [...set].sort(cmp) : undefined;
+  };
+  const leaderExported = (r: Recorded) =>
+    r.kind === 'ResourceImport' ? addressesFor(serviceOfImport.get(r.name)) : undefined;
+  const memberExported = (r: Recorded) =>
+    r.kind === 'Endpoints' && r.name.startsWith(IMPORT_PREFIX)
+      ? addressesFor(`${r.namespace ?? ''}/${r.name.slice(IMPORT_PREFIX.length)}`)
+      : undefined;
+  compareCluster(
+    'leader',
+    recorded.leader.objects,
+    now.leader.objects,
+    exportedLabels,
+    leaderExported,
+    violations,
+    listed,
+  );
   for (const id of Object.keys(recorded.members).sort(cmp)) {
     const m = now.members[id];
     if (!m) {
@@ -308,6 +372,7 @@ export function verifySurvivors(recorded: SurvivalRecord, s: LiveSnapshot): Veri
       recorded.members[id]!.objects,
       m.objects,
       exportedLabels,
+      memberExported,
       violations,
       listed,
     );

@@ -2,7 +2,8 @@
  * `clusterset import --snapshot` then `--verify` (lib/import/verify.ts) on the clean set with what
  * each member imported (fixtures.ts withMemberImports): nothing changed passes; an import deleted and
  * re-created (a new UID), a member Service re-created with a new ClusterIP, a changed label ID and
- * an emptied address set each fail, naming the object and field; a new import is listed and passes;
+ * an emptied address set each fail, naming the object and field; a new import, and addresses that
+ * followed an exporter's Pods (export, import and members alike), are listed and pass;
  * the record is the same bytes whatever order the set was read in, and holds no Secret.
  */
 import { test } from 'uvu';
@@ -135,6 +136,36 @@ test('GIVEN the record WHEN the Endpoints import lost an address THEN verificati
     };
   });
   violates(r, 'leader', `ResourceImport ${NS}/shop-cart-endpoints`, 'spec.endpoints.subsets');
+});
+
+test("GIVEN the record WHEN east's Pod moved (its Endpoints export, the import and the members' Endpoints all hold its new IP) THEN the change is listed and verification passes; an import that did not follow fails", () => {
+  const moved = (f: Fixture) => {
+    (obj(f.leader, 'ResourceExport', 'east-shop-cart-endpoints').spec as { endpoints: unknown }).endpoints = {
+      subsets: subsets('10.101.0.99'),
+    };
+  };
+  const r = verify((f) => {
+    moved(f);
+    (obj(f.leader, 'ResourceImport', 'shop-cart-endpoints').spec as { endpoints: unknown }).endpoints = {
+      subsets: subsets('10.101.0.99', '10.102.0.10'),
+    };
+    for (const m of Object.values(f.members))
+      obj(m, 'Endpoints', 'antrea-mc-cart').subsets = subsets('10.102.0.10', '10.101.0.99');
+  });
+  assert.ok(r.ok, JSON.stringify(r.violations));
+  const follows = r.listed
+    .filter((l) => /follows them/.test(l.message))
+    .map((l) => `${l.cluster}: ${l.object}`);
+  assert.ok(follows.includes(`leader: ResourceImport ${NS}/shop-cart-endpoints`), follows.join('; '));
+  assert.ok(follows.includes('member west: Endpoints shop/antrea-mc-cart'), follows.join('; '));
+  // The export moved but the import kept the old address: that is not following.
+  const stale = verify((f) => {
+    moved(f);
+    (obj(f.leader, 'ResourceImport', 'shop-cart-endpoints').spec as { endpoints: unknown }).endpoints = {
+      subsets: subsets('10.102.0.10'),
+    };
+  });
+  violates(stale, 'leader', `ResourceImport ${NS}/shop-cart-endpoints`, 'spec.endpoints.subsets');
 });
 
 test('GIVEN the record WHEN a new import appeared and one was rewritten in place (same addresses, other order) THEN both are listed, and verification passes', () => {
