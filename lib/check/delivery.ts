@@ -25,6 +25,7 @@ import {
   str,
 } from './util';
 import { isSshOrigin } from '../explain/prerequisites';
+import { someMemberUsesSharedTokenSecret } from './member-identity';
 import { type Rule, rule, LABEL_WORDS, checkName } from './rule';
 
 // ---- token Secret references ----
@@ -183,7 +184,8 @@ export const secretRules: readonly Rule[] = [
       const secrets: unknown = m.secrets;
       const target =
         (isObject(secrets) ? str(secrets.memberTokenSecretName) : undefined) ?? DEFAULT_MEMBER_TOKEN_SECRET;
-      if (!x || name !== target) return;
+      // Every member naming a token Secret of its own leaves the shared name unused: no clash there.
+      if (!x || name !== target || !someMemberUsesSharedTokenSecret(m)) return;
       report(
         `${x.path}.auth.tokenSecret.name`,
         `the store's token Secret ${quote(name)} is also the Secret the member ClusterSet names, which the ExternalSecret writes`,

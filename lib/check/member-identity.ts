@@ -90,6 +90,17 @@ function namesOf(m: ClusterSetProps, c: At<ClusterProps>): Record<Field, Named> 
   };
 }
 
+/**
+ * Some member's token Secret is the shared name (`secrets.memberTokenSecretName`, or its default):
+ * it sets no `memberIdentity.memberTokenSecret` of its own.
+ */
+export function someMemberUsesSharedTokenSecret(m: ClusterSetProps): boolean {
+  return memberClusters(m).some((c) => {
+    const n = namesOf(m, c);
+    return n !== undefined && n.memberTokenSecret.path !== `${c.path}.memberIdentity.memberTokenSecret`;
+  });
+}
+
 /** `reconciler.imagePullSecrets`, with their paths: Secrets in the leader namespace and in every member namespace. */
 function imagePullSecretsOf(m: ClusterSetProps): At<string>[] {
   const r: unknown = m.reconciler;

@@ -2142,6 +2142,24 @@ test('GIVEN the base model with a valid External Secrets configuration WHEN chec
   );
 });
 
+test("GIVEN the store's bootstrap token Secret named as the default member token Secret WHEN every member names its own token Secret THEN no clash is reported; when one does not, it is", () => {
+  const model = (allOwn: boolean) =>
+    broken((m) => {
+      withExternalSecrets(m).auth = { tokenSecret: { name: 'antrea-mc-leader-token' } };
+      const members = new Set(m.members);
+      for (const c of m.clusters)
+        if (members.has(c.id) && (allOwn || c.id !== m.members[0]))
+          c.memberIdentity = { memberTokenSecret: `${c.id}-leader-token` };
+    });
+  const clash = (m: ModelDraft) =>
+    checkModel(m).filter((d) => d.rule === 'external-secrets-token-secret-clash');
+  assert.equal(clash(model(true)), []);
+  assert.equal(
+    clash(model(false)).map((d) => d.path),
+    ['secrets.externalSecrets.auth.tokenSecret.name'],
+  );
+});
+
 test('fails with external-secrets-ca-pem: GIVEN a private key in leaderCA.pem WHEN checked THEN no diagnostic repeats the key', () => {
   const ds = checkModel(
     broken((m) => void (withExternalSecrets(m).leaderCA = { pem: `${CA_PEM}${PRIVATE_KEY_PEM}` })),
