@@ -113,11 +113,14 @@ function deletePatch(apiVersion: string, kind: string): DeletePatch {
 
 /**
  * A member's readiness check of the leader's Kustomization (`dependsOn[].readyExpr`, CEL over `self`
- * and `dep`): its status is current and it is Ready, or failed its health checks only (its objects
- * are applied; what they report is the members' doing). See the top of this file.
+ * and `dep`): it is Ready with its status current, or failed its health checks only (its objects
+ * are applied; what they report is the members' doing). See the top of this file. A failed health
+ * check needs no current status: kustomize-controller records `status.observedGeneration` only once
+ * it is Ready, so a leader Kustomization whose first reconcile at a generation fails its health
+ * checks (a new one, or a spec change) keeps the old one, and would hold every member back.
  */
 export const LEADER_APPLIED =
-  "dep.metadata.generation == dep.status.observedGeneration && dep.status.conditions.exists(c, c.type == 'Ready' && (c.status == 'True' || c.reason == 'HealthCheckFailed'))";
+  "dep.status.conditions.exists(c, c.type == 'Ready' && ((c.status == 'True' && dep.metadata.generation == dep.status.observedGeneration) || c.reason == 'HealthCheckFailed'))";
 
 /**
  * The Kustomizations that deliver `c`'s bundle: one, or, when the bundle has custom Tiers, the
@@ -165,7 +168,7 @@ export function renderClusterKustomization(
     });
   }
   const patches = tiers.length > 0 ? [deletePatch(tiers[0]!.apiVersion, 'Tier')] : [];
-  const healthCheckExprs = fluxHealthCheckExprs(bundle);
+  const healthCheckExprs = fluxHealthCheckExprs(bundle, c.isLeader && plan.reconciler.waitForAntreaLeader);
   put(scope, Kustomization, {
     metadata: meta(name, f.namespace),
     spec: {

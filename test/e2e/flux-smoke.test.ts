@@ -15,6 +15,7 @@ import type { Flux } from '../delivery/flux';
 import { startFlux } from '../delivery/flux';
 import type { GitServer } from '../delivery/git-server';
 import { startGitServer } from '../delivery/git-server';
+import { LEADER_APPLIED } from '../../lib/render/flux';
 
 interface Env {
   mgmt: Cluster;
@@ -66,6 +67,26 @@ function tree(settings: Record<string, string>, withExtra: boolean): Map<string,
   files.set(
     'broken/configmap.yaml',
     `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Not_Valid\n  namespace: default\n`,
+  );
+  // For the dependency test: a Deployment no node runs (these clusters have none), so that a
+  // Kustomization applying it fails its health checks; and a ConfigMap for the ones that depend on it.
+  files.set(
+    'gate/deployment.yaml',
+    [
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata: {name: gate, namespace: default}',
+      'spec:',
+      '  selector: {matchLabels: {app: gate}}',
+      '  template:',
+      '    metadata: {labels: {app: gate}}',
+      '    spec: {containers: [{name: c, image: registry.invalid/gate:1}]}',
+      '',
+    ].join('\n'),
+  );
+  files.set(
+    'after-gate/configmap.yaml',
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: after-gate\n  namespace: default\n',
   );
   if (withExtra)
     files.set(
@@ -202,6 +223,36 @@ it('GIVEN a Kustomization with an object the API server refuses WHEN reconciled 
   assert.is(ready?.reason, 'ReconciliationFailed');
   assert.match(ready?.message ?? '', 'Not_Valid');
   assert.is(await get(mgmt, '/api/v1/namespaces/default/configmaps/Not_Valid'), undefined);
+});
+
+it("GIVEN a leader-like Kustomization whose first reconcile fails its health checks WHEN others depend on it THEN one with the members' readyExpr is delivered, one that also wants its observedGeneration current is held back", async () => {
+  const { mgmt, git, flux } = await env();
+  const head = await git.head();
+  assert.ok(head);
+  const gate = kustomization('gate');
+  await flux.apply({ ...gate, spec: { ...(gate.spec as object), path: './gate', timeout: '5s' } });
+  const failed = await flux.waitReady('gate', { ready: false, revision: head });
+  const st = failed.status as { observedGeneration?: number; conditions: { type: string; reason: string }[] };
+  assert.is(st.conditions.find((c) => c.type === 'Ready')?.reason, 'HealthCheckFailed');
+  // kustomize-controller records observedGeneration only once Ready: never, here.
+  assert.is.not(st.observedGeneration, (failed.metadata as { generation: number }).generation);
+  const dependent = (name: string, readyExpr: string) => {
+    const k = kustomization(name);
+    return {
+      ...k,
+      spec: { ...(k.spec as object), path: './after-gate', dependsOn: [{ name: 'gate', readyExpr }] },
+    };
+  };
+  const held =
+    "dep.metadata.generation == dep.status.observedGeneration && dep.status.conditions.exists(c, c.type == 'Ready' && (c.status == 'True' || c.reason == 'HealthCheckFailed'))";
+  await flux.apply(dependent('after-gate', LEADER_APPLIED), dependent('held-back', held));
+  await flux.waitReady('after-gate', { revision: head });
+  assert.ok(await get(mgmt, '/api/v1/namespaces/default/configmaps/after-gate'), 'applied');
+  const waiting = await flux.waitReady('held-back', { ready: false });
+  const why = (waiting.status as { conditions: { type: string; reason: string }[] }).conditions.find(
+    (c) => c.type === 'Ready',
+  );
+  assert.is(why?.reason, 'DependencyNotReady');
 });
 
 it.after(async () => {
