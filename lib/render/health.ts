@@ -14,6 +14,14 @@
  * No status yet means "in progress" for both tools: Argo CD shows Progressing, Flux waits (its CEL
  * errors on a missing `status`, which it documents as waiting until the timeout).
  *
+ * Except in the warm standby of a cut-over (`reconciler.waitForAntreaLeader`): Antrea's leader
+ * writes an import's status only after an update, so a compiled ServiceImport import it created and
+ * never updated has none until the reconciler leads. Flux's CEL cannot test for an absent `status`
+ * (the expression errors), and the leader's Kustomization would fail its health checks, after
+ * waiting for its timeout, at every reconcile of the standby. So in standby the leader's
+ * Kustomization gets no ResourceImport check, and kstatus counts the imports current. Argo CD's Lua shows them Progressing
+ * (members' Applications do not depend on the leader's).
+ *
  * Argo CD reads health checks from its `argocd-cm` ConfigMap only (Lua,
  * `resource.customizations.health.<group>_<kind>`), which Argo CD's install owns: they are rendered as
  * a partial `argocd-cm` (the `argocd/config` folder, with no kustomization.yaml, so that no `kubectl
@@ -172,9 +180,16 @@ export function argocdHealthData(): Record<string, string> {
   return Object.fromEntries(HEALTH_CHECKS.map((c) => [argocdHealthKey(c), c.lua]));
 }
 
-/** Flux `healthCheckExprs` for the kinds `bundle` holds, in the table's order. */
-export function fluxHealthCheckExprs(bundle: readonly K8sObject[]): KustomizationSpecHealthCheckExprs[] {
+/**
+ * Flux `healthCheckExprs` for the kinds `bundle` holds, in the table's order; `standby` (the
+ * leader's, with `reconciler.waitForAntreaLeader`) leaves out the ResourceImport check (see above).
+ */
+export function fluxHealthCheckExprs(
+  bundle: readonly K8sObject[],
+  standby = false,
+): KustomizationSpecHealthCheckExprs[] {
   const held = new Set(bundle.map((o) => `${o.apiVersion.split('/')[0]}/${o.kind}`));
+  if (standby) held.delete(`${MC}/ResourceImport`);
   return HEALTH_CHECKS.filter((c) => held.has(`${c.group}/${c.kind}`)).map((c) => ({
     apiVersion: `${c.group}/${c.version}`,
     kind: c.kind,

@@ -26,6 +26,7 @@ import {
 } from '../../lib/render/reconciler';
 import { parseReconcilerConfigText } from '../../lib/reconciler/config';
 import { validateObject } from '../../lib/validate';
+import { loadYaml } from '../../lib/yaml';
 import { minimalModel, only, planOf, type ModelDraft } from '../helpers/models';
 
 function standbyModel(flag: boolean | undefined): ModelDraft {
@@ -192,3 +193,22 @@ test('GIVEN the flag set false WHEN diffed THEN one breaking line says to merge 
 });
 
 test.run();
+
+test("GIVEN waitForAntreaLeader WHEN delivered by Flux THEN the leader's Kustomization has no ResourceImport health check (Flux's CEL errors on an import Antrea never gave a status) and the members' keep theirs; without the flag it has it", () => {
+  const exprs = (flag: boolean, cluster: string) => {
+    const m = standbyModel(flag);
+    m.delivery = { repoURL: 'https://git.example.com/gitops.git', managementCluster: 'hub', flux: {} };
+    const r = compile(m);
+    assert.equal(r.diagnostics, []);
+    const p = planOf(m);
+    const file = r.files.get(`flux/Kustomization.${p.clusterSetId}-${cluster}.yaml`);
+    assert.ok(file, `the Kustomization of ${cluster}`);
+    const k = loadYaml(file) as { spec: { healthCheckExprs?: { kind: string }[] } };
+    return (k.spec.healthCheckExprs ?? []).map((e) => e.kind);
+  };
+  assert.ok(exprs(false, 'hub').includes('ResourceImport'));
+  assert.not.ok(exprs(true, 'hub').includes('ResourceImport'));
+  assert.ok(exprs(true, 'hub').includes('ClusterSet'), 'the leader ClusterSet is still checked');
+  const member = planOf(standbyModel(true)).members.find((x) => !x.isLeader)!.id;
+  assert.equal(exprs(true, member), exprs(false, member));
+});
