@@ -13,7 +13,10 @@
  *   the `Valid` condition (rewritten only when the reason changes) and the two ResourceExports
  *   (ClusterIP mode), written when what they hold changes and withdrawn when the export goes;
  * - every ResourceImport of the leader namespace: the Services, ServiceImports, Endpoints and
- *   policies it imports, written only when they differ from what the member holds. A policy whose
+ *   policies it imports, and, when its configuration enables stretched policy
+ *   (`enableStretchedNetworkPolicy`, read at each start), the cluster-scoped LabelIdentity `<hash>`
+ *   of each label identity import with its `label` and `id` (§d step 3), written only when they
+ *   differ from what the member holds. A policy whose
  *   Tier is missing is dropped with a Warning Event in the leader and never retried until the import
  *   changes (generation) or the controller restarts, as acnp_resourceimport_controller.go does;
  * - a restart of the controller (its Deployment's Pod template changed: `kubectl rollout restart`
@@ -22,7 +25,8 @@
  * - its ClusterSet's status, every 30 s and when the connection changes.
  */
 import * as https from 'node:https';
-import { BUILTIN_TIERS, MEMBER_CONTROLLER_DEPLOYMENT } from '../../lib/names';
+import { MEMBER_CONFIG_KEY } from '../../lib/antrea-member-config';
+import { BUILTIN_TIERS, MEMBER_CONTROLLER_CONFIG, MEMBER_CONTROLLER_DEPLOYMENT } from '../../lib/names';
 import { collectionPath, resource } from '../../lib/status/resources';
 import {
   IMPORTED_ACNP,
@@ -113,6 +117,8 @@ export class AntreaMemberPlayer {
   private connected = false;
   private joined = false;
   private templateKey: string | undefined;
+  /** Its configuration enables stretched policy (read at each start): label identities are imported. */
+  private stretched = false;
   /** Import name → generation dropped at, in this epoch. */
   private readonly dropped = new Map<string, number>();
   /** ResourceExport name → what was last written. */
@@ -368,6 +374,16 @@ export class AntreaMemberPlayer {
     this.exported.clear();
     this.services.clear();
     this.reasons.clear();
+    const cfg = await request(
+      this.admin,
+      'GET',
+      `/api/v1/namespaces/${this.memberNs}/configmaps/${MEMBER_CONTROLLER_CONFIG}`,
+    );
+    const text =
+      cfg.status === 200
+        ? ((cfg.json as { data?: Record<string, string> }).data?.[MEMBER_CONFIG_KEY] ?? '')
+        : '';
+    this.stretched = /^enableStretchedNetworkPolicy:\s*true\s*$/m.test(text);
     const cs = (await items(this.admin, collectionPath(resource('ClusterSet'), this.memberNs)))[0];
     const conn = cs && !md(cs).deletionTimestamp ? await this.connect(cs) : undefined;
     if (cs && !conn) return; // no token yet: its clean-up waits for the leader's imports
@@ -434,6 +450,11 @@ export class AntreaMemberPlayer {
     if (recreated.size > 0)
       await this.cleanUpImported(new Set([...uids.keys()].filter((n) => !recreated.has(n))));
     this.importUids = uids;
+    // Imports that went away: what they brought goes too (the import reconcilers' delete events),
+    // before anything new is written, as those events come first: Antrea's leader releases a label's
+    // ID when it deletes its import, and may give it to the next label at once; a member that wrote
+    // the new LabelIdentity first would hold that ID twice for a moment.
+    await this.cleanUpImported(new Set(ris.map((ri) => md(ri).name)));
     const admin = this.admin;
     const tiers = new Set([
       ...BUILTIN_TIERS,
@@ -465,6 +486,7 @@ export class AntreaMemberPlayer {
     }
     for (const e of w.endpoints) await this.upsert(e);
     for (const p of w.policies) await this.upsert(p);
+    if (this.stretched) for (const li of w.labelIdentities) await this.upsert(li);
     for (const e of w.events) {
       const riName = (e.involvedObject as { name: string }).name;
       const ri = ris.find((r) => md(r).name === riName)!;
@@ -484,8 +506,6 @@ export class AntreaMemberPlayer {
         201,
       );
     }
-    // Imports that went away: what they brought goes too (the import reconcilers' delete events).
-    await this.cleanUpImported(new Set(ris.map((ri) => md(ri).name)));
     for (const ep of await items(admin, '/api/v1/endpoints')) {
       const a = (md(ep).annotations ?? {}) as Record<string, string>;
       const { name, namespace } = md(ep) as { name: string; namespace: string };

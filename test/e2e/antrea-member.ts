@@ -63,12 +63,15 @@ export const ANTREA_DEFAULT_MEMBER_CONFIG = [
   '',
 ].join('\n');
 
-export function antreaMemberConfigMap(namespace: string): Record<string, unknown> {
+export function antreaMemberConfigMap(
+  namespace: string,
+  config = ANTREA_DEFAULT_MEMBER_CONFIG,
+): Record<string, unknown> {
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: { name: MEMBER_CONTROLLER_CONFIG, namespace, labels: { app: 'antrea' } },
-    data: { [MEMBER_CONFIG_KEY]: ANTREA_DEFAULT_MEMBER_CONFIG },
+    data: { [MEMBER_CONFIG_KEY]: config },
   };
 }
 

@@ -17,7 +17,7 @@
  *   (`member-<id>` and `member-<id>-token`, `kubectl apply`); the token is the one the leader's
  *   kube-controller-manager fills in;
  * - each member as Antrea's member manifest and `antctl mc join` leave it: member CRDs, the member
- *   controller's ConfigMap and Deployment, the token Secret copied into the member namespace under a
+ *   controller's ConfigMap (stretched policy on) and Deployment, the token Secret copied into the member namespace under a
  *   per-member name (the `antctl` way: created by `join` with the antctl annotation; the `kubectl` way:
  *   `kubectl apply -f` of the file the user guide makes, so its last-applied annotation holds the
  *   token), then the member ClusterSet naming the leader, its server and that Secret;
@@ -63,7 +63,12 @@ import { memberClusterSetStatus, memberWrites, serviceExportStatus } from '../he
 import type { Auth, Cluster, Response } from '../kube/cluster';
 import { request, startClusters } from '../kube/cluster';
 import { eventually } from '../kube/wait';
-import { antreaMemberConfigMap, antreaMemberDeployment, kubectlApply } from './antrea-member';
+import {
+  ANTREA_DEFAULT_MEMBER_CONFIG,
+  antreaMemberConfigMap,
+  antreaMemberDeployment,
+  kubectlApply,
+} from './antrea-member';
 import { ANTREA_MEMBER_CRDS } from './crds';
 import { tokenFor } from './fixture';
 import { SimulatedMember, type ServicePort } from './member';
@@ -714,7 +719,15 @@ export async function setUpAntreaSet(o: AntreaSetOptions): Promise<AntreaSet> {
         kind: 'ServiceAccount',
         metadata: { name: 'antrea-mc-controller', namespace: memberNs, labels: ANTREA },
       },
-      antreaMemberConfigMap(memberNs),
+      // Stretched policy on, as Antrea's guide has it edited in for members that export label
+      // identities (a member exports them only then, §d).
+      antreaMemberConfigMap(
+        memberNs,
+        ANTREA_DEFAULT_MEMBER_CONFIG.replace(
+          'enableStretchedNetworkPolicy: false',
+          'enableStretchedNetworkPolicy: true',
+        ),
+      ),
       antreaMemberDeployment(memberNs),
     ]);
     const n = identities.get(id)!;

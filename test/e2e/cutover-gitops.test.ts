@@ -1,21 +1,24 @@
 // End-to-end: the cut-over runbook (issue 33, docs/import.md "Cut-over runbook") through the REAL
-// Argo CD (test/delivery/argocd.ts: v3.2.6's controller and repo server) syncing from a git server,
+// Argo CD (test/delivery/argocd.ts: v3.2.6's controller and repo server) and, on a set of its own,
+// the REAL Flux (test/delivery/flux.ts: source-controller and kustomize-controller) syncing from a git server,
 // onto a set Antrea leads, played as cutover-world.ts says (Antrea's leader and members, label churn,
 // watchers on every import and every member-side imported object), each cluster with a real node:
 // the reconciler runs from the image `clusterset image build` builds, as its Deployment's Pod under
 // the kubelet, and each member's restart Job runs there too.
 //
-// The runbook as a team runs it with Argo CD in the leader: (1) import with the read-only identity,
+// The runbook as a team runs it with the tool in the leader: (1) import with the read-only identity,
 // `delivery` added, committed, `import --check` of the committed model (exit 0), which records what
-// must survive; (2') the bootstrap, `kubectl apply -k out/argocd` and the health checks merged into
-// argocd-cm: Argo CD delivers the leader's bundle at once (in-cluster), so the leader bundle's warm
-// standby comes first here, its reconciler Pod Ready and not leading; (2) each member registered
-// with Argo CD in turn (`argocd cluster add`), its Application synced and healthy, its restart Job
-// run, then verified; (4) the cut-over as the import report prints it (kubectl), the reconciler Pod
+// must survive; (2') the bootstrap (`kubectl apply -k out/argocd` and the health checks merged into
+// argocd-cm, or `kubectl apply -k out/flux`): the tool delivers the leader's bundle at once
+// (in-cluster), so the leader bundle's warm standby comes first here, its reconciler Pods Ready and
+// not leading (under Argo CD the leader's Application is Progressing on exactly the imports Antrea
+// never updated; Flux counts them current); (2) each member registered in turn (`argocd cluster
+// add`, or its Flux kubeconfig Secret), its Application Synced and Healthy or its Kustomization
+// Ready, its restart Job run, then verified; (4) the cut-over as the import report prints it (kubectl), the reconciler Pod
 // leads; the leading Pod killed mid-stream (deleted at once, no grace): the next Pod leads; (5) the
 // clean-up as printed, then the reviewed change that turns `waitForAntreaLeader` off, through git,
 // its After merge steps followed. `import --verify` exits 0 after every step, the watchers record
-// nothing, and every Application is Synced and Healthy at the last commit.
+// nothing, and every Application is Synced and Healthy (every Kustomization Ready) at the last commit.
 //
 // Clusters start inside the test, not in before(): uvu swallows before() errors.
 
@@ -44,7 +47,7 @@ import {
   world,
   type World,
 } from './cutover-world';
-import { GitOpsWorld } from './gitops';
+import { GitOpsWorld, type Tool } from './gitops';
 
 type Obj = Record<string, unknown>;
 /** An entry of an Application's status.resources. */
@@ -54,10 +57,7 @@ interface AppResource {
   health?: { status: string; message?: string };
 }
 
-const test = suite('cut-over through the real Argo CD');
-test.after(async () => {
-  await stopAll();
-});
+const TOOL: Record<Tool, string> = { argocd: 'Argo CD', flux: 'Flux' };
 
 /** The reconciler's Pods in the leader namespace, by name: whether each is Ready. */
 async function reconcilerPods(w: World): Promise<Map<string, boolean>> {
@@ -77,11 +77,60 @@ async function reconcilerPods(w: World): Promise<Map<string, boolean>> {
   );
 }
 
-test('GIVEN a set Antrea leads, exports and churn going on WHEN the runbook runs through the real Argo CD THEN nothing is deleted or changed and a reconciler Pod leads', async () => {
-  const w = await world('cgo', { nodes: true });
+/**
+ * Argo CD's leader Application in warm standby: Synced, and Progressing on exactly the ServiceImport
+ * imports Antrea's leader created and never updated (it writes an import's status only after an
+ * update): they wait for the reconciler to report their exports.
+ */
+async function argoCdStandby(w: World, g: GitOpsWorld, sha: string): Promise<void> {
+  const hubApp = g.deliveryOf(w.set.leaderId);
+  await eventually(
+    `${hubApp} exists`,
+    async () => ((await g.argocd!.app(hubApp)) ? true : undefined),
+    120_000,
+  );
+  await g.argocd!.waitApp(hubApp, { sync: 'Synced', revision: sha }, 300_000);
+  const waiting = await eventually(
+    `${hubApp}'s resources assessed`,
+    async () => {
+      const rs = (((await g.argocd!.app(hubApp))?.status as Obj | undefined)?.resources ??
+        []) as AppResource[];
+      if (
+        rs.some(
+          (r) => r.kind === 'Deployment' && r.name === RECONCILER_NAME && r.health?.status !== 'Healthy',
+        )
+      )
+        return undefined;
+      return rs.filter((r) => r.health && r.health.status !== 'Healthy');
+    },
+    240_000,
+    1000,
+  );
+  const statusless = (
+    await list(
+      w.set.leader,
+      `/apis/multicluster.crd.antrea.io/v1alpha1/namespaces/${w.set.leaderNs}/resourceimports`,
+    )
+  )
+    .filter((r) => (r.spec as { kind: string }).kind === 'ServiceImport' && r.status === undefined)
+    .map((r) => md(r).name)
+    .sort();
+  assert.equal(
+    waiting.map((r) => `${r.kind} ${r.name}: ${r.health!.status} ${r.health!.message ?? ''}`),
+    statusless.map(
+      (n) =>
+        `ResourceImport ${n}: Progressing Waiting for the clusterset reconciler to report the exports of this Service`,
+    ),
+    'in standby, only the imports Antrea never updated wait for the reconciler',
+  );
+}
+
+/** The runbook through `tool`, over a set of its own (prefix `prefix`). */
+async function runbookThrough(tool: Tool, prefix: string): Promise<void> {
+  const w = await world(prefix, { nodes: true });
   const g = new GitOpsWorld({
-    tool: 'argocd',
-    prefix: 'cgo',
+    tool,
+    prefix,
     leader: w.set.leaderId,
     members: [...w.set.memberIds],
     resync: '15s',
@@ -96,56 +145,18 @@ test('GIVEN a set Antrea leads, exports and churn going on WHEN the runbook runs
       delivery: {
         repoURL: g.git.url,
         managementCluster: w.set.leaderId,
-        flux: { enabled: false },
+        ...(tool === 'argocd'
+          ? { flux: { enabled: false } }
+          : { argocd: { enabled: false }, flux: { interval: '30s' } }),
       },
     };
     const first = await g.publish(model, 'clusterset: the running set, imported');
     await checkModel(w, path.join(first.dir, 'clusterset.json'));
 
-    // (2') the bootstrap: Argo CD delivers the leader's bundle in-cluster at once, in warm standby.
-    // Synced, and Progressing on exactly the ServiceImport imports Antrea's leader created and never
-    // updated (it writes an import's status only after an update): they wait for the reconciler.
+    // (2') the bootstrap: the tool delivers the leader's bundle in-cluster at once, in warm standby.
     await g.bootstrap(first, false);
-    const hubApp = g.deliveryOf(w.set.leaderId);
-    await eventually(
-      `${hubApp} exists`,
-      async () => ((await g.argocd!.app(hubApp)) ? true : undefined),
-      120_000,
-    );
-    await g.argocd!.waitApp(hubApp, { sync: 'Synced', revision: first.sha }, 300_000);
-    const waiting = await eventually(
-      `${hubApp}'s resources assessed`,
-      async () => {
-        const rs = (((await g.argocd!.app(hubApp))?.status as Obj | undefined)?.resources ??
-          []) as AppResource[];
-        if (
-          rs.some(
-            (r) => r.kind === 'Deployment' && r.name === RECONCILER_NAME && r.health?.status !== 'Healthy',
-          )
-        )
-          return undefined;
-        return rs.filter((r) => r.health && r.health.status !== 'Healthy');
-      },
-      240_000,
-      1000,
-    );
-    const statusless = (
-      await list(
-        w.set.leader,
-        `/apis/multicluster.crd.antrea.io/v1alpha1/namespaces/${w.set.leaderNs}/resourceimports`,
-      )
-    )
-      .filter((r) => (r.spec as { kind: string }).kind === 'ServiceImport' && r.status === undefined)
-      .map((r) => md(r).name)
-      .sort();
-    assert.equal(
-      waiting.map((r) => `${r.kind} ${r.name}: ${r.health!.status} ${r.health!.message ?? ''}`),
-      statusless.map(
-        (n) =>
-          `ResourceImport ${n}: Progressing Waiting for the clusterset reconciler to report the exports of this Service`,
-      ),
-      'in standby, only the imports Antrea never updated wait for the reconciler',
-    );
+    if (tool === 'argocd') await argoCdStandby(w, g, first.sha);
+    else await g.leaderApplied(first);
     const standby = await eventually(
       'a reconciler Pod Ready',
       async () => ([...(await reconcilerPods(w)).values()].some((r) => r) ? true : undefined),
@@ -158,17 +169,19 @@ test('GIVEN a set Antrea leads, exports and churn going on WHEN the runbook runs
     await leaderImportsChurn(w, 30_000);
     await verifyPhase(w, 'the bootstrap (the leader bundle in warm standby)');
 
-    // (2) the members, one by one: registered with Argo CD, synced, restarted, verified.
+    // (2) the members, one by one: registered with the tool, synced, restarted, verified.
     for (const id of w.set.memberIds) {
       const player = w.memberPlayers.get(id)!;
       const epochs = player.events.epochs;
       await g.register(id);
       await g.refresh([g.deliveryOf(id)]);
-      await g.argocd!.waitApp(
-        g.deliveryOf(id),
-        { sync: 'Synced', health: 'Healthy', revision: first.sha },
-        300_000,
-      );
+      if (g.argocd)
+        await g.argocd.waitApp(
+          g.deliveryOf(id),
+          { sync: 'Synced', health: 'Healthy', revision: first.sha },
+          300_000,
+        );
+      else await g.flux!.waitReady(g.deliveryOf(id), { revision: first.sha }, 300_000);
       await eventually(
         `Antrea's member controller in ${id} restarted by the restart Job`,
         async () => (player.events.epochs > epochs ? true : undefined),
@@ -177,9 +190,9 @@ test('GIVEN a set Antrea leads, exports and churn going on WHEN the runbook runs
       );
       await sleep(2000);
       w.log.push(
-        `member ${id}: delivered by Argo CD; stale cleanup deleted [${player.events.staleDeleted.join(', ')}]`,
+        `member ${id}: delivered by ${TOOL[tool]}; stale cleanup deleted [${player.events.staleDeleted.join(', ')}]`,
       );
-      await verifyPhase(w, `member ${id} under Argo CD`);
+      await verifyPhase(w, `member ${id} under ${TOOL[tool]}`);
     }
     assert.is(await leaseHolder(w), undefined, 'still in standby once every member is delivered');
 
@@ -197,7 +210,7 @@ test('GIVEN a set Antrea leads, exports and churn going on WHEN the runbook runs
     );
     await leaderImportsChurn(w, 60_000);
     await verifyPhase(w, 'the cut-over');
-    // The reconciler reports every export: every Application Synced and Healthy.
+    // The reconciler reports every export: every Application Synced and Healthy (Kustomization Ready).
     await g.converged(first);
 
     // The leading Pod killed mid-stream (no grace: it cannot release its Lease), churn going on.
@@ -247,15 +260,26 @@ test('GIVEN a set Antrea leads, exports and churn going on WHEN the runbook runs
     await converged(w);
     await verifyPhase(w, 'the clean-up and the last commit');
     await sleep(1000);
-    report(w, 'runbook through Argo CD');
+    report(w, `runbook through ${TOOL[tool]}`);
     assertWatchersQuiet(w);
     assert.equal(w.churn.errors, [], 'member writes refused during the cut-over');
-    fs.writeFileSync(path.join(w.dir, 'argocd-ran.json'), JSON.stringify(g.ran, null, 2));
+    fs.writeFileSync(path.join(w.dir, `${tool}-ran.json`), JSON.stringify(g.ran, null, 2));
   } finally {
-    report(w, 'runbook through Argo CD');
+    report(w, `runbook through ${TOOL[tool]}`);
     await g.stop();
     await stopWorld(w);
   }
-});
+}
 
-test.run();
+for (const [tool, prefix] of [
+  ['argocd', 'cgo'],
+  ['flux', 'cgf'],
+] as const) {
+  const test = suite(`cut-over through the real ${TOOL[tool]}`);
+  test.after(async () => {
+    await stopAll();
+  });
+  test(`GIVEN a set Antrea leads, exports and churn going on WHEN the runbook runs through the real ${TOOL[tool]} THEN nothing is deleted or changed and a reconciler Pod leads`, () =>
+    runbookThrough(tool, prefix));
+  test.run();
+}

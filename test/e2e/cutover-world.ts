@@ -197,10 +197,16 @@ export async function converged(w: World): Promise<void> {
           .map((r) => [md(r).name, (r.spec as { labelIdentity: { id: number } }).labelIdentity.id]),
       );
       for (const [id, c] of w.members) {
-        // LabelIdentities are not compared: the member player (antrea-member-player.ts) does not play
-        // Antrea's member label identity import (§d step 3), only its stale cleanup of them. The
-        // leader's label imports are checked by leaderImportsChurn instead.
-        void want;
+        // Every label identity import, with its ID, and nothing else (§d step 3).
+        const lis = await list(c, '/apis/multicluster.crd.antrea.io/v1alpha1/labelidentities');
+        const held = new Map(lis.map((l) => [md(l).name, (l.spec as { id: number }).id]));
+        const diff = [...new Set([...want.keys(), ...held.keys()])].filter(
+          (n) => want.get(n) !== held.get(n),
+        );
+        if (diff.length > 0) {
+          lastDiff = `${id} LabelIdentities: ${diff.map((n) => `${n} leader ${want.get(n)} member ${held.get(n)}`).join(', ')}`;
+          return undefined;
+        }
         const eps = await list(c, '/api/v1/namespaces/shop/endpoints');
         for (const r of ris.filter((x) => (x.spec as { kind: string }).kind === 'Endpoints')) {
           const s = r.spec as { name: string; endpoints: { subsets: unknown[] } };
@@ -211,7 +217,6 @@ export async function converged(w: World): Promise<void> {
             return undefined;
           }
         }
-        void id;
       }
       return true;
     },
