@@ -17,7 +17,8 @@
 // the reconciler started and not leading; (d) the cut-over: Antrea's leader webhook configurations
 // deleted, its Deployment scaled to zero, the reconciler leads; (e) clean-up of Antrea's leader
 // install (never its CRDs). The watchers must record nothing, and the reconciler leads at the end
-// with the members converged.
+// with the members converged. Then, on a set of its own, the way back after a cut-over: the
+// reconciler steps down and Antrea's leader, restarted, re-adopts every import and label ID.
 //
 // Negative controls, each on a set of its own, prove the watchers catch a naive cut-over: imports
 // deleted and re-applied; the Lease not held back (the reconciler leading while Antrea's leader
@@ -222,7 +223,8 @@ runbook(
   },
 );
 
-runbook.run();
+// CUTOVER_NAIVE_ONLY=1 runs the negative controls alone (a quicker loop while working on them).
+if (process.env.CUTOVER_NAIVE_ONLY !== '1') runbook.run();
 
 // ---------------------------------------------------------------------------------------------------
 // Negative controls: each naive cut-over is caught.
@@ -274,7 +276,7 @@ naive(
 );
 
 naive(
-  'GIVEN the leader bundle applied WHEN the reconciler leads while Antrea leader still runs THEN both run at once and what the watchers and players record is reported (with these players the watchers catch nothing)',
+  "GIVEN the leader bundle applied WHEN the reconciler leads while Antrea's leader still runs (the Lease not held back) THEN the watchers catch the two label ID allocators racing: a label import re-created, or its ID changed or held twice",
   async () => {
     const w = await world('cutnl');
     try {
@@ -286,29 +288,30 @@ naive(
       const errorsBefore = w.leaderPlayer.errors.length;
       w.reconciler = startReconciler(await reconcilerFixture(w), 'cut-naive');
       await eventually('the reconciler leads', async () => leaseHolder(w), 60_000, 200);
-      // A rollout relabels many Pods at once while both leaders allocate label IDs.
-      await w.churn.burst(10);
-      await sleep(20_000);
+      // Rollouts relabel many Pods at once while both leaders allocate label IDs (Antrea's reuses the
+      // smallest released ID, the reconciler's never reuses one within a cycle). Each burst is a
+      // chance for the race; it is lost within a burst or two, rarely more (about half of the bursts
+      // show it), so bursts go on until the watchers record something, for at most two minutes.
+      const caught = () => w.watchers.anomalies.filter((a) => a.at >= t);
+      let bursts = 0;
+      while (caught().length === 0 && Date.now() - t < 120_000) {
+        await w.churn.burst(10);
+        bursts++;
+        await sleep(8000);
+      }
+      await sleep(2000);
       report(w, 'Lease not held back');
-      const after = w.watchers.anomalies.filter((a) => a.at >= t);
+      const after = caught();
       const refused = w.leaderPlayer.errors.slice(errorsBefore);
-      const denied = w.leaderPlayer.webhooks?.denied ?? [];
       const kinds = [...new Set(after.map((a) => `${a.cluster} ${a.kind} ${a.what}`))].sort();
-      const refusedKinds = [
-        ...new Set(refused.map((e) => `${e.what.split(' ').slice(0, 2).join(' ')} ${e.status}`)),
-      ];
       w.log.push(
-        `recorded: ${after.length} anomalies [${kinds.join('; ')}], ${refused.length} refused writes of Antrea's leader [${refusedKinds.join('; ')}], ${denied.length} webhook denials`,
-      );
-      // What two leaders did is recorded, not assumed: in this run's 20 s the watchers may record
-      // nothing (both compute the same imports; label creates race and the loser adopts). The control
-      // proves the situation arose: the reconciler led while Antrea's leader kept writing.
-      const playerWritesWhileBothLed = w.leaderPlayer.writes.length;
-      w.log.push(
-        `Antrea's leader writes in total: ${playerWritesWhileBothLed}, passes after the reconciler led: ${w.leaderPlayer.passes}`,
+        `recorded after ${bursts} burst(s): ${after.length} anomalies [${kinds.join('; ')}], ${refused.length} refused writes of Antrea's leader`,
       );
       assert.ok(!w.leaderPlayer.stopped, "Antrea's leader kept running beside the reconciler");
-      assert.ok(await leaseHolder(w), 'the reconciler held the Lease');
+      assert.ok(
+        after.some((a) => /uid-changed|deleted|label-id-changed|label-id-duplicate/.test(a.what)),
+        `two leaders ran for ${((Date.now() - t) / 1000).toFixed(0)} s (${bursts} bursts) and the watchers caught nothing: ${kinds.join('; ')}`,
+      );
     } finally {
       report(w, 'Lease not held back');
       await stopWorld(w);
