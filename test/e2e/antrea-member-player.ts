@@ -25,7 +25,8 @@
  * - its ClusterSet's status, every 30 s and when the connection changes.
  */
 import * as https from 'node:https';
-import { MEMBER_CONFIG_KEY } from '../../lib/antrea-member-config';
+import { readMcConfig } from '../../lib/import/model';
+import type { LiveObject } from '../../lib/import/snapshot';
 import { BUILTIN_TIERS, MEMBER_CONTROLLER_CONFIG, MEMBER_CONTROLLER_DEPLOYMENT } from '../../lib/names';
 import { collectionPath, resource } from '../../lib/status/resources';
 import {
@@ -379,11 +380,7 @@ export class AntreaMemberPlayer {
       'GET',
       `/api/v1/namespaces/${this.memberNs}/configmaps/${MEMBER_CONTROLLER_CONFIG}`,
     );
-    const text =
-      cfg.status === 200
-        ? ((cfg.json as { data?: Record<string, string> }).data?.[MEMBER_CONFIG_KEY] ?? '')
-        : '';
-    this.stretched = /^enableStretchedNetworkPolicy:\s*true\s*$/m.test(text);
+    this.stretched = cfg.status === 200 && readMcConfig(cfg.json as LiveObject).enableStretchedNetworkPolicy;
     const cs = (await items(this.admin, collectionPath(resource('ClusterSet'), this.memberNs)))[0];
     const conn = cs && !md(cs).deletionTimestamp ? await this.connect(cs) : undefined;
     if (cs && !conn) return; // no token yet: its clean-up waits for the leader's imports

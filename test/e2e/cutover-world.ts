@@ -34,7 +34,7 @@ import { LEADER_WEBHOOKS, setUpAntreaSet, type AntreaSet } from './antrea-set';
 import { isChurnLabel, LabelChurn } from './cutover-churn';
 import { describeAnomalies, ImportWatchers } from './cutover-watch';
 import { cli } from './cli';
-import { contextsKubeconfig, kubeconfigFor, tokenFor, type ClusterSetFixture } from './fixture';
+import { contextsKubeconfig, createRbac, kubeconfigFor, tokenFor, type ClusterSetFixture } from './fixture';
 import { SimulatedMember } from './member';
 import type { ReconcilerProcess } from './reconciler-process';
 
@@ -231,16 +231,7 @@ export async function converged(w: World): Promise<void> {
 export async function runImport(w: World): Promise<string> {
   const tokens = new Map<string, string>();
   for (const [id, c] of w.set.clusters) {
-    for (const o of importRbac('default')) {
-      const kind = (o as { kind: string }).kind;
-      const p = {
-        ServiceAccount: '/api/v1/namespaces/default/serviceaccounts',
-        ClusterRole: '/apis/rbac.authorization.k8s.io/v1/clusterroles',
-        ClusterRoleBinding: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
-      }[kind]!;
-      const r = await request(c.admin, 'POST', p, o);
-      assert.ok(r.status === 201 || r.status === 409, `create ${kind}: HTTP ${r.status}`);
-    }
+    await createRbac(c, importRbac('default'));
     tokens.set(id, await tokenFor(c, 'default', IMPORT_IDENTITY));
   }
   const kubeconfig = path.join(w.dir, 'import.kubeconfig');

@@ -114,6 +114,24 @@ export async function setUpClusterSet(
   return { plan, clusters, leader, ns, tokens, reconcilerKubeconfig, reconcilerToken, configPath, dir };
 }
 
+/**
+ * Creates `objs` (a read-only identity's ServiceAccount in `default`, ClusterRole and
+ * ClusterRoleBinding) in `c` as the admin; throws unless each is created.
+ */
+export async function createRbac(c: Cluster, objs: readonly Record<string, unknown>[]): Promise<void> {
+  for (const o of objs) {
+    const kind = (o as { kind: string }).kind;
+    const p = {
+      ServiceAccount: '/api/v1/namespaces/default/serviceaccounts',
+      ClusterRole: '/apis/rbac.authorization.k8s.io/v1/clusterroles',
+      ClusterRoleBinding: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
+    }[kind];
+    if (!p) throw new Error(`createRbac: no collection for ${kind}`);
+    const r = await request(c.admin, 'POST', p, o);
+    if (r.status !== 201) throw new Error(`${c.name}: create ${kind}: HTTP ${r.status} ${r.body}`);
+  }
+}
+
 /** A short-lived token of a ServiceAccount (TokenRequest), as its Pod would get one. */
 export async function tokenFor(
   cluster: Cluster,

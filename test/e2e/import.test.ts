@@ -44,7 +44,7 @@ import { request, stopAll } from '../kube/cluster';
 import { sleep } from '../kube/wait';
 import { setUpAntreaSet, type AntreaSet } from './antrea-set';
 import { cli } from './cli';
-import { contextsKubeconfig, tokenFor } from './fixture';
+import { contextsKubeconfig, createRbac, tokenFor } from './fixture';
 
 const IMPORT_USER = `system:serviceaccount:default:${IMPORT_IDENTITY}`;
 
@@ -64,20 +64,6 @@ interface Ctx {
   dir: string;
   /** Contexts named as the cluster IDs, each the import identity. */
   kubeconfig: string;
-}
-
-/** Creates `objs` (ServiceAccount, ClusterRole, ClusterRoleBinding) in `c` as the admin. */
-async function createRbac(c: Cluster, objs: Record<string, unknown>[]): Promise<void> {
-  for (const o of objs) {
-    const kind = (o as { kind: string }).kind;
-    const p = {
-      ServiceAccount: '/api/v1/namespaces/default/serviceaccounts',
-      ClusterRole: '/apis/rbac.authorization.k8s.io/v1/clusterroles',
-      ClusterRoleBinding: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
-    }[kind]!;
-    const r = await request(c.admin, 'POST', p, o);
-    assert.ok(r.status === 201, `create ${kind}: HTTP ${r.status} ${r.body}`);
-  }
 }
 
 type Versions = Map<string, string>;

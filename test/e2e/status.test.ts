@@ -31,6 +31,7 @@ import {
 } from './antrea-member-writes';
 import {
   contextsKubeconfig,
+  createRbac,
   setUpClusterSet,
   simulatedMember,
   tokenFor,
@@ -140,16 +141,7 @@ async function setUp(): Promise<void> {
   // The read-only status identity in every cluster, and a kubeconfig with a context per cluster ID.
   const tokens = new Map<string, string>();
   for (const [id, c] of f.clusters) {
-    for (const o of statusRbac('default')) {
-      const kind = (o as { kind: string }).kind;
-      const p = {
-        ServiceAccount: '/api/v1/namespaces/default/serviceaccounts',
-        ClusterRole: '/apis/rbac.authorization.k8s.io/v1/clusterroles',
-        ClusterRoleBinding: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
-      }[kind]!;
-      const res = await request(c.admin, 'POST', p, o);
-      assert.ok(res.status === 201, `${id}: create ${kind}: HTTP ${res.status} ${res.body}`);
-    }
+    await createRbac(c, statusRbac('default'));
     tokens.set(id, await tokenFor(c, 'default', STATUS_IDENTITY));
   }
   kubeconfig = path.join(f.dir, 'status.kubeconfig');
