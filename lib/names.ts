@@ -145,6 +145,21 @@ export const MEMBER_RESTART_NAME = 'clusterset-restart';
 export function memberRestartJobName(digest: string): string {
   return `${MEMBER_RESTART_NAME}-${digest.slice(0, 10)}`;
 }
+/** The command the restart Job runs (lib/cli/restart.ts). */
+export const RESTART_COMMAND = 'restart-member-controller';
+/** The environment variable the Job sets to its own name (the downward API). */
+export const RESTART_JOB_ENV = 'CLUSTERSET_JOB';
+/** The member ClusterSet annotation, rendered, that names the restart Job of the bundle. */
+export const RESTART_JOB_ANNOTATION = 'clusterset/restart-job';
+/** The member ClusterSet annotation where the restart records what it does (`<Job> <state>: <what>`). */
+export const RESTART_RECORD_ANNOTATION = 'clusterset/restart';
+/**
+ * The same record's `<Job> <state>` alone, written with it: what the health checks compare whole
+ * (Argo CD's Lua has no string library to take the record apart).
+ */
+export const RESTART_STATE_ANNOTATION = 'clusterset/restart-state';
+/** The ServiceExport annotation whose change makes Antrea's member reconcile it after a restart. */
+export const EXPORTED_AFTER_ANNOTATION = 'clusterset/exported-after';
 
 /** Antrea's member controller ConfigMap (same manifest), in the member namespace. */
 export const MEMBER_CONTROLLER_CONFIG = 'antrea-mc-controller-config';

@@ -3,11 +3,21 @@
  * reconciler's image), and what a person can run with a kubeconfig. It loads, like `reconcile`, only
  * the in-cluster runtime (lib/reconciler/run.ts), none of the compiler.
  *
- * Exit codes: 0 when the Pod template holds the annotations (set now or already); 1 when the
- * Deployment is missing or the API refuses; 2 for a usage problem.
+ * With `--cluster-set` (what the Job passes) it then waits until the restarted controller reports
+ * its leader connected and has it reconcile every ServiceExport, so that no withdrawal is lost to
+ * Antrea's member dropping what it sees before it connects; it records what it does, or why it
+ * cannot, on that ClusterSet (lib/reconciler/restart.ts).
+ *
+ * Exit codes: 0 when the Pod template holds the annotations (set now or already) and, with
+ * `--cluster-set`, every ServiceExport was reconciled after the restart; 1 when the API refuses or
+ * cannot be reached; 2 for a usage problem; 3 when Antrea's member controller is not installed (its
+ * Deployment is missing). The Job's Pod restarts on a non-zero exit, with the kubelet's back-off, so
+ * it runs again by itself once the cause is gone.
  */
 import type { Argv, CommandModule } from 'yargs';
-import { MEMBER_CONTROLLER_DEPLOYMENT } from '../names';
+import { MEMBER_CONTROLLER_DEPLOYMENT, RESTART_COMMAND, RESTART_JOB_ENV } from '../names';
+
+export { RESTART_COMMAND };
 import type * as Run from '../reconciler/run';
 
 interface RestartArgs {
@@ -16,9 +26,10 @@ interface RestartArgs {
   namespace: string;
   deployment: string;
   annotation: string[];
+  'cluster-set'?: string;
+  'export-namespace'?: string[];
+  job?: string;
 }
-
-export const RESTART_COMMAND = 'restart-member-controller';
 
 export const restartCommand: CommandModule<object, RestartArgs> = {
   command: RESTART_COMMAND,
@@ -48,6 +59,21 @@ export const restartCommand: CommandModule<object, RestartArgs> = {
         demandOption: true,
         describe: 'KEY=VALUE to hold on the Pod template (repeatable)',
       })
+      .option('cluster-set', {
+        type: 'string',
+        describe:
+          "the member's ClusterSet in --namespace: wait for the restarted controller to connect, have it reconcile every ServiceExport, record progress there",
+      })
+      .option('export-namespace', {
+        type: 'string',
+        array: true,
+        describe:
+          'with --cluster-set: a namespace whose ServiceExports are reconciled again after the restart (repeatable)',
+      })
+      .option('job', {
+        type: 'string',
+        describe: 'the name it records its progress under (default: $CLUSTERSET_JOB, which the Job sets)',
+      })
       .example(
         '$0 restart-member-controller --context east --namespace kube-system --annotation clusterset/tiers-checksum=<sha256>',
         'what the Job of east’s bundle does, from a workstation',
@@ -60,6 +86,7 @@ export const restartCommand: CommandModule<object, RestartArgs> = {
     // Loaded here: other commands never pay for client-node (see reconcile.ts).
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { restart, parseAnnotations, DeploymentMissing } = require('../reconciler/run') as typeof Run;
+    const job = a.job ?? process.env[RESTART_JOB_ENV];
     let annotations: Record<string, string>;
     try {
       annotations = parseAnnotations(a.annotation);
@@ -74,15 +101,25 @@ export const restartCommand: CommandModule<object, RestartArgs> = {
         namespace: a.namespace,
         deployment: a.deployment,
         annotations,
+        ...(a['cluster-set'] !== undefined ? { clusterSet: a['cluster-set'] } : {}),
+        ...(a['export-namespace'] ? { exportNamespaces: a['export-namespace'] } : {}),
+        ...(job ? { job } : {}),
+        log: (line) => process.stdout.write(`${line}\n`),
+        onRestarted: (x) => {
+          const keys = Object.keys(x.changed);
+          process.stdout.write(
+            keys.length === 0
+              ? `${where}: its Pod template already holds ${Object.keys(annotations).join(', ')}; nothing to restart\n`
+              : `${where}: set ${keys.map((k) => `${k}=${x.changed[k]}`).join(', ')}; it rolls out a new ReplicaSet\n`,
+          );
+        },
       });
-      const keys = Object.keys(r.changed);
-      process.stdout.write(
-        keys.length === 0
-          ? `${where}: its Pod template already holds ${Object.keys(annotations).join(', ')}; nothing to restart\n`
-          : `${where}: set ${keys.map((k) => `${k}=${r.changed[k]}`).join(', ')}; it rolls out a new ReplicaSet\n`,
-      );
+      if (r.reexported)
+        process.stdout.write(
+          `every ServiceExport reconciled by the controller started after ${r.restartedAt}: ${r.reexported.length} annotated\n`,
+        );
     } catch (e) {
-      if (e instanceof DeploymentMissing) return fail(1, e.message);
+      if (e instanceof DeploymentMissing) return fail(3, e.message);
       if ((e as Error).name === 'UsageError') return fail(2, (e as Error).message);
       fail(1, `${where}: ${(e as Error).message}`);
     }

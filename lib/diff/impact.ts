@@ -35,6 +35,7 @@ import {
   MEMBER_RESTART_NAME,
   MEMBER_ROLE,
   memberIdentityName,
+  RESTART_JOB_ANNOTATION,
 } from '../names';
 import { EXPECTED_MEMBER_CONFIG_ANNOTATION } from '../render/member-restart';
 import { ARGOCD_SYNC_OPTIONS } from '../render/util';
@@ -352,9 +353,22 @@ function expectedConfig(o: DiffObject | undefined): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-/** The member's restart Job (render/member-restart.ts), described per bundle. */
-const isRestartJob = (o: ObjectChange): boolean =>
-  o.kind === 'Job' && o.name.startsWith(`${MEMBER_RESTART_NAME}-`);
+/**
+ * The member's restart Job (render/member-restart.ts), described per bundle, and what follows it
+ * alone: its access to the ServiceExports of a namespace where the member starts or stops
+ * exporting, and the member ClusterSet's naming of the Job (`clusterset/restart-job`).
+ */
+const isRestartJob = (o: ObjectChange, memberNamespace: string | undefined): boolean =>
+  (o.kind === 'Job' && o.name.startsWith(`${MEMBER_RESTART_NAME}-`)) ||
+  ((o.kind === 'Role' || o.kind === 'RoleBinding') &&
+    o.name === MEMBER_RESTART_NAME &&
+    memberNamespace !== undefined &&
+    o.namespace !== memberNamespace &&
+    o.change !== 'changed') ||
+  (o.kind === 'ClusterSet' &&
+    o.change === 'changed' &&
+    o.fields.length > 0 &&
+    o.fields.every((f) => f.path === `metadata.annotations["${RESTART_JOB_ANNOTATION}"]`));
 
 function spec(o: DiffObject | undefined): Record<string, unknown> {
   return o && isObj(o.spec) ? o.spec : {};
@@ -555,8 +569,9 @@ export function impact(
         if (o.kind !== 'ServiceExport' && o.kind !== 'ClusterNetworkPolicy') explained.add(o);
     }
     describeMemberRestart(b, cluster);
+    const memberNamespace = (restartJob(b, 'after') ?? restartJob(b, 'before'))?.namespace;
     for (const o of b.objects) {
-      if (explained.has(o) || isRestartJob(o)) continue;
+      if (explained.has(o) || isRestartJob(o, memberNamespace)) continue;
       describeObject(o, cluster);
     }
     if (b.objects.length === 0 && b.files.length > 0)

@@ -8,7 +8,7 @@ import type { ClusterSetProps } from '../model';
 import {
   DEFAULT_LEADER_NAMESPACE,
   DEFAULT_MEMBER_NAMESPACE,
-  MEMBER_CONTROLLER_DEPLOYMENT,
+  MEMBER_RESTART_NAME,
   RECONCILER_NAME,
 } from '../names';
 import { ANTREA_LEADER_DEPLOYMENT, ANTREA_LEADER_WEBHOOKS } from '../reconciler/antrea-leader';
@@ -62,7 +62,7 @@ export function runbook(model: ClusterSetProps, ctx: RunbookContexts): string[] 
   );
   for (const id of members)
     lines.push(
-      `   - ${id}: check: kubectl --context ${ctx.members[id] ?? id} -n ${memberNs} rollout status deployment/${MEMBER_CONTROLLER_DEPLOYMENT}; then verify`,
+      `   - ${id}: check: kubectl --context ${ctx.members[id] ?? id} -n ${memberNs} wait --for=condition=complete job -l app.kubernetes.io/name=${MEMBER_RESTART_NAME} --timeout=5m (the controller restarted, connected and re-exported); then verify`,
     );
   lines.push(
     "3. The leader bundle in warm standby (reconciler.waitForAntreaLeader: true): sync it while Antrea's leader runs.",
@@ -71,7 +71,7 @@ export function runbook(model: ClusterSetProps, ctx: RunbookContexts): string[] 
     `   ${leader} delete mutatingwebhookconfiguration ${ANTREA_LEADER_WEBHOOKS.mutating}`,
     `   ${leader} delete validatingwebhookconfiguration ${ANTREA_LEADER_WEBHOOKS.validating}`,
     `   ${leader} -n ${ns} scale deployment ${ANTREA_LEADER_DEPLOYMENT} --replicas=0`,
-    `   check: ${leader} -n ${ns} get lease ${RECONCILER_NAME} -o jsonpath='{.spec.holderIdentity}' names a reconciler Pod within seconds; then verify`,
+    `   check: ${leader} -n ${ns} get lease ${RECONCILER_NAME} -o jsonpath='{.spec.holderIdentity}' names a reconciler Pod once Antrea's leader Pod has stopped (seconds; never force-delete it); then verify`,
     "5. Clean up what Antrea's leader install leaves (NEVER its CRDs: deleting the ResourceImport CRD deletes every import):",
     ...antreaLeaderLeftovers(ns).map((x) => `   ${leader} delete --ignore-not-found ${x}`),
     '   then, in a reviewed change, set reconciler.waitForAntreaLeader false (clusterset diff marks it breaking).',

@@ -7,9 +7,11 @@
  * `ci/<id>-clusterinfo`, `label/<hash16>`, `member/<id>` (announce finalizer and retirement),
  * `export/<name>` (exports no other key owns), and `clusterset` (the leader ClusterSet's status).
  *
- * With `waitForAntreaLeader`, three more caches, each of one object by name: Antrea's leader
- * Deployment and its two webhook configurations. Every change of them asks antrea-leader.ts whether
- * Antrea's leader still runs, and wakes the elector, which leads only while nothing does.
+ * With `waitForAntreaLeader`, four more caches: Antrea's leader Deployment and its two webhook
+ * configurations (one object each, by name), and the Pods of its ServiceAccount in the leader
+ * namespace (a process of Antrea's leader runs on after its Pod is marked for deletion, until the
+ * kubelet reports it stopped). Every change of them asks antrea-leader.ts whether Antrea's leader
+ * may still write, and wakes the elector, which leads only while nothing of it can.
  */
 import { performance } from 'node:perf_hooks';
 import { announceName, endpointsImportName, RECONCILER_NAME, serviceImportName } from '../names';
@@ -35,10 +37,13 @@ import {
 } from './desired';
 import {
   ANTREA_LEADER_DEPLOYMENT,
+  ANTREA_LEADER_POD_SELECTOR,
   ANTREA_LEADER_WEBHOOKS,
   antreaLeaderRunning,
   observeDeployment,
+  observePod,
   type ObservedDeployment,
+  type ObservedPod,
 } from './antrea-leader';
 import { LeaderElector } from './election';
 import { Informer } from './informer';
@@ -112,19 +117,27 @@ function clusterOf(e: CachedExport | undefined): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
-/** An object of Antrea's leader the standby watches: its name, and its replicas for the Deployment. */
+/**
+ * An object of Antrea's leader the standby watches: its name, its replicas for the Deployment, what
+ * may still run for a Pod.
+ */
 interface CachedAntreaObject {
   readonly name: string;
   readonly resourceVersion: string;
   readonly deployment?: ObservedDeployment;
+  readonly pod?: ObservedPod;
 }
 
-function trimAntreaObject(raw: Record<string, unknown>, deployment: boolean): CachedAntreaObject {
+function trimAntreaObject(
+  raw: Record<string, unknown>,
+  what: 'deployment' | 'pod' | 'webhook',
+): CachedAntreaObject {
   const md = (raw.metadata ?? {}) as { name?: string; resourceVersion?: string };
   return {
     name: md.name ?? '',
     resourceVersion: md.resourceVersion ?? '',
-    ...(deployment ? { deployment: observeDeployment(raw) } : {}),
+    ...(what === 'deployment' ? { deployment: observeDeployment(raw) } : {}),
+    ...(what === 'pod' ? { pod: observePod(raw) } : {}),
   };
 }
 
@@ -135,10 +148,11 @@ export class Controller {
   readonly clusterSets: Informer<CachedClusterSet>;
   readonly queue: WorkQueue;
   readonly elector: LeaderElector;
-  /** Antrea's leader Deployment and webhook configurations, watched only with waitForAntreaLeader. */
+  /** Antrea's leader Deployment, Pods and webhook configurations, watched only with waitForAntreaLeader. */
   readonly antreaLeader:
     | {
         readonly deployment: Informer<CachedAntreaObject>;
+        readonly pods: Informer<CachedAntreaObject>;
         readonly mutating: Informer<CachedAntreaObject>;
         readonly validating: Informer<CachedAntreaObject>;
       }
@@ -207,13 +221,18 @@ export class Controller {
       onChange: () => this.queue.add(CLUSTERSET_KEY),
     });
     if (o.config.waitForAntreaLeader) {
-      const watch = (path: string, resource: string, name: string, deployment: boolean) =>
+      const watch = (
+        path: string,
+        resource: string,
+        fieldSelector: string,
+        what: 'deployment' | 'pod' | 'webhook',
+      ) =>
         new Informer<CachedAntreaObject>({
           ...common,
           path,
           resource,
-          fieldSelector: `metadata.name=${name}`,
-          trim: (raw) => trimAntreaObject(raw, deployment),
+          fieldSelector,
+          trim: (raw) => trimAntreaObject(raw, what),
           onChange: () => this.onAntreaLeader(),
         });
       const admission = '/apis/admissionregistration.k8s.io/v1';
@@ -221,20 +240,21 @@ export class Controller {
         deployment: watch(
           `/apis/apps/v1/namespaces/${this.ns}/deployments`,
           'deployments',
-          ANTREA_LEADER_DEPLOYMENT,
-          true,
+          `metadata.name=${ANTREA_LEADER_DEPLOYMENT}`,
+          'deployment',
         ),
+        pods: watch(`/api/v1/namespaces/${this.ns}/pods`, 'pods', ANTREA_LEADER_POD_SELECTOR, 'pod'),
         mutating: watch(
           `${admission}/mutatingwebhookconfigurations`,
           'mutatingwebhookconfigurations',
-          ANTREA_LEADER_WEBHOOKS.mutating,
-          false,
+          `metadata.name=${ANTREA_LEADER_WEBHOOKS.mutating}`,
+          'webhook',
         ),
         validating: watch(
           `${admission}/validatingwebhookconfigurations`,
           'validatingwebhookconfigurations',
-          ANTREA_LEADER_WEBHOOKS.validating,
-          false,
+          `metadata.name=${ANTREA_LEADER_WEBHOOKS.validating}`,
+          'webhook',
         ),
       };
     }
@@ -271,7 +291,7 @@ export class Controller {
     this.registerGauges();
   }
 
-  /** Every cache: the four resources, and Antrea's leader objects with waitForAntreaLeader. */
+  /** Every cache: the four resources, and Antrea's leader's objects with waitForAntreaLeader. */
   private get informers(): Pick<Informer<never>, 'run' | 'waitSynced' | 'synced'>[] {
     const a = this.antreaLeader;
     return [
@@ -279,7 +299,7 @@ export class Controller {
       this.imports,
       this.announces,
       this.clusterSets,
-      ...(a ? [a.deployment, a.mutating, a.validating] : []),
+      ...(a ? [a.deployment, a.pods, a.mutating, a.validating] : []),
     ];
   }
 
@@ -295,11 +315,12 @@ export class Controller {
   antreaLeaderRunning(): string[] {
     const a = this.antreaLeader;
     if (!a) return [];
-    if (!a.deployment.synced || !a.mutating.synced || !a.validating.synced)
-      return ["the caches of Antrea's leader Deployment and webhook configurations have not synced"];
+    if (!this.antreaLeaderSynced())
+      return ["the caches of Antrea's leader Deployment, Pods and webhook configurations have not synced"];
     return antreaLeaderRunning({
       namespace: this.ns,
       deployment: a.deployment.store.get(ANTREA_LEADER_DEPLOYMENT)?.deployment,
+      pods: [...a.pods.store.values()].flatMap((o) => (o.pod ? [o.pod] : [])),
       mutatingWebhook: a.mutating.store.has(ANTREA_LEADER_WEBHOOKS.mutating),
       validatingWebhook: a.validating.store.has(ANTREA_LEADER_WEBHOOKS.validating),
     });
@@ -310,9 +331,13 @@ export class Controller {
    * as an error when it came back under a leading reconciler, then wake the elector, which stops
    * leading at once or takes the Lease within its next round.
    */
-  private onAntreaLeader(): void {
+  private antreaLeaderSynced(): boolean {
     const a = this.antreaLeader;
-    if (!a || !a.deployment.synced || !a.mutating.synced || !a.validating.synced) return;
+    return !!a && a.deployment.synced && a.pods.synced && a.mutating.synced && a.validating.synced;
+  }
+
+  private onAntreaLeader(): void {
+    if (!this.antreaLeaderSynced()) return;
     const running = this.antreaLeaderRunning();
     const seen = running.join('\n');
     if (seen !== this.antreaSeen) {
@@ -823,6 +848,7 @@ export class Controller {
     if (!this.clusterSets.synced) out.push('clustersets');
     const a = this.antreaLeader;
     if (a && !a.deployment.synced) out.push('deployments');
+    if (a && !a.pods.synced) out.push('pods');
     if (a && !a.mutating.synced) out.push('mutatingwebhookconfigurations');
     if (a && !a.validating.synced) out.push('validatingwebhookconfigurations');
     return out;

@@ -13,7 +13,7 @@ import { Controller } from './controller';
 import { KubeClient, isApiError } from './kube';
 import { jsonLogger, type Level, type Logger } from './log';
 import { Metrics } from './metrics';
-import { restartMemberController, type RestartResult } from './restart';
+import { reexportAfterRestart, recordRestart, restartMemberController, type RestartResult } from './restart';
 
 export { DeploymentMissing, parseAnnotations } from './restart';
 
@@ -210,8 +210,10 @@ export async function reconcile(o: ReconcileOptions, signal?: AbortSignal): Prom
 
 /**
  * `clusterset restart-member-controller`: sets the annotations on the Pod template of Antrea's member
- * controller Deployment where they differ (restart.ts). In a Pod (the member bundle's Job) with no
- * kubeconfig it uses the Pod's ServiceAccount.
+ * controller Deployment where they differ, then, with `clusterSet`, waits for the restarted
+ * controller to connect and has it reconcile every ServiceExport (restart.ts). In a Pod (the member
+ * bundle's Job) with no kubeconfig it uses the Pod's ServiceAccount. A failure it can name is
+ * recorded on the member's ClusterSet before it is thrown.
  */
 export async function restart(o: {
   readonly kubeconfig?: string;
@@ -219,10 +221,36 @@ export async function restart(o: {
   readonly namespace: string;
   readonly deployment: string;
   readonly annotations: Readonly<Record<string, string>>;
-}): Promise<RestartResult> {
+  readonly clusterSet?: string;
+  readonly exportNamespaces?: readonly string[];
+  readonly job?: string;
+  readonly log?: (line: string) => void;
+  /** Told what the restart did, before the wait. */
+  readonly onRestarted?: (r: RestartResult) => void;
+}): Promise<RestartResult & { readonly reexported?: readonly string[] }> {
   const client = new KubeClient(loadKubeConfig(o), { userAgent: 'clusterset-restart' });
+  const job = o.job ?? 'restart-member-controller';
+  const csPath =
+    o.clusterSet === undefined
+      ? undefined
+      : `/apis/multicluster.crd.antrea.io/v1alpha2/namespaces/${encodeURIComponent(o.namespace)}/clustersets/${encodeURIComponent(o.clusterSet)}`;
   try {
-    return await restartMemberController(client, o.namespace, o.deployment, o.annotations);
+    const r = await restartMemberController(client, o.namespace, o.deployment, o.annotations);
+    o.onRestarted?.(r);
+    if (o.clusterSet === undefined || r.restartedAt === undefined) return r;
+    const reexported = await reexportAfterRestart(client, {
+      namespace: o.namespace,
+      clusterSet: o.clusterSet,
+      since: r.restartedAt,
+      exportNamespaces: o.exportNamespaces ?? [],
+      job,
+      ...(o.log ? { log: o.log } : {}),
+    });
+    return { ...r, reexported };
+  } catch (e) {
+    if (csPath)
+      await recordRestart(client, csPath, job, 'failed', (e as Error).message).catch(() => undefined);
+    throw e;
   } finally {
     client.close();
   }

@@ -29,7 +29,12 @@
  * does not. (Proven on real API servers by test/e2e/removal.test.ts.)
  */
 import { Application, type ApplicationSpecIgnoreDifferences } from '../../generated/application';
-import { deliveryObjectName } from '../names';
+import {
+  deliveryObjectName,
+  EXPORTED_AFTER_ANNOTATION,
+  RESTART_RECORD_ANNOTATION,
+  RESTART_STATE_ANNOTATION,
+} from '../names';
 import {
   identityOf,
   memberBundle,
@@ -58,11 +63,19 @@ export const ARGOCD_APPS_FOLDER = 'argocd/apps';
 /**
  * Sync options of every per-cluster Application. Server-side apply: objects are merged field by
  * field with what controllers write (token data, statuses), and CRDs too large for the
- * last-applied annotation apply. PruneLast: objects the model dropped go only after everything else
- * is in place.
+ * last-applied annotation apply.
+ *
+ * No PruneLast: Argo CD waits for every object of a wave to be Healthy before the next wave, and
+ * PruneLast makes pruning one more wave after the last, so that nothing the model dropped went while
+ * anything of the bundle was not Healthy: a ServiceExport withdrawn from the model stayed exported
+ * for as long as the member's restart Job could not run (its image not pushed yet), another
+ * ServiceExport was invalid, or a new member waited for its token (issue 39). Without it, Argo CD
+ * prunes an object in its own wave, the waves of what is pruned taken in reverse (a policy before
+ * its Tier), and the last wave, where the Job is, is not waited on: the sync is done once it is
+ * applied.
  */
-export function clusterSyncOptions(prune: boolean): string[] {
-  return ['ServerSideApply=true', ...(prune ? ['PruneLast=true'] : [])];
+export function clusterSyncOptions(): string[] {
+  return ['ServerSideApply=true'];
 }
 
 /** `<path>/<rel>` in the repository, as both tools expect it (no `./`, `.` for the root). */
@@ -78,6 +91,11 @@ export function argoCdDestination(
 ): { server: string } | { name: string } {
   if (c.id === d.managementCluster) return { server: IN_CLUSTER_SERVER };
   return a.destinationBy === 'name' ? { name: c.id } : { server: c.apiServer };
+}
+
+/** A key as one JSON Pointer token (RFC 6901: `~` and `/` escaped). */
+function pointerToken(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 /** What is written at run time in a cluster and must neither show as drift nor be reverted. */
@@ -108,8 +126,22 @@ export function ignoreDifferences(plan: Plan, c: PlannedCluster): ApplicationSpe
     }
   }
   if (memberBundle(plan, c)) {
-    // Antrea's member controller reports whether each export was accepted.
-    out.push({ group: 'multicluster.x-k8s.io', kind: 'ServiceExport', jsonPointers: ['/status'] });
+    // Antrea's member controller reports whether each export was accepted; the restart Job sets an
+    // annotation on each after a restart, and records its progress on the member's ClusterSet
+    // (member-restart.ts).
+    out.push({
+      group: 'multicluster.x-k8s.io',
+      kind: 'ServiceExport',
+      jsonPointers: ['/status', `/metadata/annotations/${pointerToken(EXPORTED_AFTER_ANNOTATION)}`],
+    });
+    out.push({
+      group: mc,
+      kind: 'ClusterSet',
+      namespace: plan.memberNamespace,
+      jsonPointers: [RESTART_RECORD_ANNOTATION, RESTART_STATE_ANNOTATION].map(
+        (a) => `/metadata/annotations/${pointerToken(a)}`,
+      ),
+    });
   }
   return out;
 }
@@ -150,7 +182,7 @@ export function renderClusterApplication(
       destination: argoCdDestination(d, a, c),
       syncPolicy: {
         automated: automated(a),
-        syncOptions: clusterSyncOptions(a.prune),
+        syncOptions: clusterSyncOptions(),
         retry: { ...SYNC_RETRY, backoff: { ...SYNC_RETRY.backoff } },
       },
       ignoreDifferences: ignoreDifferences(plan, c),

@@ -12,6 +12,7 @@
  */
 import { FEATURES, hasFeature } from '../antrea-releases';
 import { ClusterSet, ClusterSetV1Alpha2 } from '../../generated/clusterset';
+import { RESTART_JOB_ANNOTATION } from '../names';
 import { identityOf, type Plan, type PlannedCluster } from '../plan';
 import { meta, put, type Sink } from './util';
 
@@ -31,7 +32,17 @@ export function renderLeaderClusterSet(scope: Sink, plan: Plan): void {
   });
 }
 
-export function renderMemberClusterSet(scope: Sink, plan: Plan, member: PlannedCluster): void {
+/**
+ * The member's ClusterSet. With the v1alpha2 ClusterSet, it names the bundle's restart Job
+ * (`clusterset/restart-job`): that Job records its progress on it, and the ClusterSet's health check
+ * reads the record of that Job only (member-restart.ts, health.ts).
+ */
+export function renderMemberClusterSet(
+  scope: Sink,
+  plan: Plan,
+  member: PlannedCluster,
+  restartJob: string,
+): void {
   const metadata = meta(plan.clusterSetId, plan.memberNamespace);
   const leader = {
     clusterId: plan.leader.id,
@@ -46,7 +57,9 @@ export function renderMemberClusterSet(scope: Sink, plan: Plan, member: PlannedC
     return;
   }
   put(scope, ClusterSetV1Alpha2, {
-    metadata,
+    metadata: meta(plan.clusterSetId, plan.memberNamespace, {
+      annotations: { [RESTART_JOB_ANNOTATION]: restartJob },
+    }),
     spec: { clusterId: member.id, leaders: [leader], namespace: plan.leaderNamespace },
   });
 }

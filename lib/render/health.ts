@@ -5,6 +5,8 @@
  *
  * - ClusterSet (leader: the reconciler keeps it; member: Antrea's member controller): its `Ready`
  *   condition. On the leader it is False while a member is disconnected, as Antrea's leader keeps it.
+ *   A member's is also Degraded, with the cause, while the bundle's restart Job records that it
+ *   cannot go on (member-restart.ts): the Job's own health says no more than "running".
  * - ServiceExport (members; Antrea's member controller writes it, antrea-mc.md §c.1): `Valid`.
  * - ResourceImport, the compiled ServiceImport ones (leader): `status.clusterStatuses`, which the
  *   reconciler keeps, one entry per exporting cluster, `Succeeded` False with the reason when it
@@ -31,6 +33,7 @@
  * bundle holds.
  */
 import type { KustomizationSpecHealthCheckExprs } from '../../generated/kustomization';
+import { RESTART_JOB_ANNOTATION, RESTART_RECORD_ANNOTATION, RESTART_STATE_ANNOTATION } from '../names';
 import type { K8sObject } from './index';
 
 const MC = 'multicluster.crd.antrea.io';
@@ -68,12 +71,44 @@ const cel = (type: string, status: 'True' | 'False') =>
 /** CEL: some cluster's `Succeeded` condition in a compiled ServiceImport import is False. */
 const REFUSED_CLUSTER = `status.clusterStatuses.exists(s, has(s.conditions) && s.conditions.exists(c, c.type == 'Succeeded' && c.status == 'False'))`;
 
+/**
+ * Lua: the record of the member's restart Job when it says the Job cannot go on, or nil: the Job
+ * the ClusterSet names (`clusterset/restart-job`) in state `failed` (`clusterset/restart-state`,
+ * `<Job> failed`), its record `clusterset/restart` the cause (lib/reconciler/restart.ts). A record
+ * of another Job (an older bundle's) counts for nothing. Whole strings are compared and joined: Argo
+ * CD's Lua has no string library (it opens base, table, package and a safe os alone).
+ */
+const LUA_RESTART_FAILURE = `local function restartFailure()
+  if obj.metadata == nil or obj.metadata.annotations == nil then
+    return nil
+  end
+  local a = obj.metadata.annotations
+  local job = a["${RESTART_JOB_ANNOTATION}"]
+  if job == nil or a["${RESTART_STATE_ANNOTATION}"] ~= job .. " failed" then
+    return nil
+  end
+  return a["${RESTART_RECORD_ANNOTATION}"] or (job .. " failed")
+end
+`;
+
+/** CEL: the restart Job the ClusterSet names recorded that it cannot go on (see LUA_RESTART_FAILURE). */
+const RESTART_FAILED =
+  `has(metadata.annotations) && '${RESTART_JOB_ANNOTATION}' in metadata.annotations && ` +
+  `'${RESTART_STATE_ANNOTATION}' in metadata.annotations && ` +
+  `metadata.annotations['${RESTART_STATE_ANNOTATION}'] == metadata.annotations['${RESTART_JOB_ANNOTATION}'] + ' failed'`;
+
 export const HEALTH_CHECKS: readonly Check[] = [
   {
     group: MC,
     version: 'v1alpha2',
     kind: 'ClusterSet',
-    lua: `${LUA_CONDITION}local hs = {}
+    lua: `${LUA_CONDITION}${LUA_RESTART_FAILURE}local hs = {}
+local failure = restartFailure()
+if failure ~= nil then
+  hs.status = "Degraded"
+  hs.message = "Antrea's member controller restart cannot go on: " .. failure
+  return hs
+end
 local ready = condition("Ready")
 if ready == nil or ready.status == "Unknown" then
   hs.status = "Progressing"
@@ -107,8 +142,8 @@ hs.status = "Degraded"
 hs.message = table.concat(why, "; ")
 return hs
 `,
-    current: cel('Ready', 'True'),
-    failed: cel('Ready', 'False'),
+    current: `${cel('Ready', 'True')} && !(${RESTART_FAILED})`,
+    failed: `(${RESTART_FAILED}) || ${cel('Ready', 'False')}`,
   },
   {
     group: MC,

@@ -26,7 +26,7 @@ import { LEADER_CRDS, MEMBER_CRDS, renderCrds } from './crds';
 import { renderMemberExternalSecret, renderTokenReaderAccess } from './external-secrets';
 import { renderMemberIdentity, renderMemberRole } from './member-access';
 import { renderMemberConfig } from './member-config';
-import { renderMemberControllerRestart } from './member-restart';
+import { memberRestartJob, renderMemberControllerRestart } from './member-restart';
 import { renderNamespace } from './namespaces';
 import { renderPolicyImport } from './policy-imports';
 import { renderReconciler } from './reconciler';
@@ -112,15 +112,15 @@ function renderMember(chart: Sink, plan: Plan, member: PlannedCluster, shared: S
   if (plan.takeOver.serviceNamespaces)
     for (const ns of serviceNamespacesIn(plan, member))
       add(`Namespace/${ns}`, (s) => renderNamespace(s, ns, { prune: false }));
-  renderMemberClusterSet(chart, plan, member);
+  const stretched = plan.stretchedByMember.get(member.id) ?? [];
+  const tiers = new Set([...plan.baselinePolicies, ...stretched].map((p) => p.tier));
+  const memberTiers = plan.tiers.filter((t) => tiers.has(t.name));
+  renderMemberClusterSet(chart, plan, member, memberRestartJob(plan, member, memberTiers).name);
   if (plan.externalSecrets) renderMemberExternalSecret(chart, plan, member);
   if (plan.takeOver.memberControllerConfig) renderMemberConfig(chart, plan, member);
   renderClusterIdentity(chart, plan, member);
   for (const s of plan.exportsByMember.get(member.id) ?? [])
     add(`ServiceExport/${s.namespace}/${s.name}`, (sink) => renderServiceExport(sink, s));
-  const stretched = plan.stretchedByMember.get(member.id) ?? [];
-  const tiers = new Set([...plan.baselinePolicies, ...stretched].map((p) => p.tier));
-  const memberTiers = plan.tiers.filter((t) => tiers.has(t.name));
   for (const t of memberTiers) add(`Tier/${t.name}`, (s) => renderTier(s, t));
   for (const g of groupsNeeded([...plan.baselinePolicies, ...stretched], plan.clusterGroups, shared.groupsOf))
     add(`ClusterGroup/${g.name}`, (s) => renderClusterGroup(s, g));

@@ -14,19 +14,34 @@
  * lib/reconciler/restart.ts): a change rolls out a new ReplicaSet, and the new controller re-reads
  * every import, after the Tiers exist. Values it already holds restart nothing.
  *
- * - The Job, `clusterset-restart-<digest>`, is named after what it runs (the image and the
- *   annotations): a change is a new Job (a Job's template cannot change), the old one is pruned, and
- *   an unchanged bundle keeps the finished Job (no TTL: a deleted Job would be applied again, and
- *   run again). It runs the reconciler's image (the model's `reconciler.image`), which every member
- *   must therefore be able to pull, with the model's `reconciler.imagePullSecrets`, which must
- *   then exist in the member namespace.
- * - Its ServiceAccount, Role and RoleBinding `clusterset-restart` may get and patch that Deployment
- *   alone.
- * - Argo CD: sync wave 0, after the Tiers (wave -1); the settings ConfigMap, when rendered, is in the
- *   same wave and comes before a Job in Argo CD's kind order. It is not in a later wave on purpose:
- *   Argo CD waits for an earlier wave's health, and the member's ClusterSet is not Ready until its
- *   token is given. Flux: in the Kustomization that depends on the Tiers' one (flux.ts), which
- *   `wait`s for the Job to complete.
+ * - The Job, `clusterset-restart-<digest>`, is named after what it runs (the image, the
+ *   annotations, its Pod template's version): a change is a new Job (a Job's template cannot
+ *   change), the old one is pruned, and an unchanged bundle keeps the finished Job (no TTL: a
+ *   deleted Job would be applied again, and run again). It runs the reconciler's image (the model's
+ *   `reconciler.image`), which every member must therefore be able to pull, with the model's
+ *   `reconciler.imagePullSecrets`, which must then exist in the member namespace.
+ * - After the restart it waits for the restarted controller to connect to the leader and has it
+ *   reconcile every ServiceExport (`--cluster-set`, lib/reconciler/restart.ts): Antrea's member drops
+ *   the ServiceExport reconciles that come before its connection and so, after every start, would
+ *   never withdraw a ServiceExport deleted later (antrea-mc.md §i).
+ * - A restart that cannot run never holds the member's delivery back, and runs again by itself
+ *   once the cause is gone: no deadline, the Pod restarted by the kubelet with its back-off on every
+ *   non-zero exit (`restartPolicy: OnFailure`, and a back-off limit no cause reaches), an image
+ *   that cannot be pulled tried again by the kubelet until it can. The cause it can name (Antrea's
+ *   member controller not installed, a write refused) it records on the member's ClusterSet, whose
+ *   health check turns Degraded with it (health.ts); the ClusterSet names the Job it expects
+ *   (`clusterset/restart-job`), so that an older Job's record never counts. `clusterset status`
+ *   also names what the Job's Pod waits for (an image that cannot be pulled, say).
+ * - Its ServiceAccount `clusterset-restart` may, by a Role and RoleBinding of that name, get and
+ *   patch that Deployment and the member's ClusterSet alone, and, by a Role and RoleBinding
+ *   `clusterset-restart` in each namespace where the member exports a Service, list and patch
+ *   ServiceExports there: the ServiceExports the model declares, the only ones the reconciler
+ *   accepts. No cluster-wide right: the Argo CD project needs no ClusterRole for it.
+ * - Argo CD: sync wave 0, after the Tiers (wave -1), the last wave, where Argo CD does not wait for
+ *   health (and the Applications prune in their waves, not last: argocd.ts); the settings
+ *   ConfigMap, when rendered, is in the same wave and comes before a Job in Argo CD's kind order.
+ *   Flux: in the Kustomization that depends on the Tiers' one (flux.ts), which applies and prunes
+ *   everything before it `wait`s for the Job.
  *
  * Earlier releases applied a partial Deployment instead, which neither tool can do to a Deployment
  * another tool installed: Argo CD 3's client-side-apply migration refuses it, and its server-side
@@ -47,10 +62,16 @@
 import { createHash } from 'node:crypto';
 import { k8s } from 'cdk8s-plus-33';
 import type { TierProps } from '../model';
-import { MEMBER_CONTROLLER_DEPLOYMENT, MEMBER_RESTART_NAME, memberRestartJobName } from '../names';
+import {
+  MEMBER_CONTROLLER_DEPLOYMENT,
+  MEMBER_RESTART_NAME,
+  memberRestartJobName,
+  RESTART_COMMAND,
+  RESTART_JOB_ENV,
+} from '../names';
 import type { Plan, PlannedCluster } from '../plan';
 import { memberConfigText } from '../antrea-member-config';
-import { RESTART_COMMAND } from '../cli/restart';
+import { usesClusterSetV1Alpha2 } from './clusterset';
 import { CONTAINER_SECURITY_CONTEXT, POD_SECURITY_CONTEXT, imagePullSecrets } from './reconciler';
 import { meta, put, type Sink } from './util';
 
@@ -97,8 +118,15 @@ export function restartAnnotations(
   };
 }
 
-/** The restart Job's command line. */
-export function restartArgs(plan: Plan, annotations: Readonly<Record<string, string>>): string[] {
+/**
+ * The restart Job's command line: the annotations, and the member's ClusterSet to wait on and
+ * record in (a ClusterSet v1alpha2: Antrea older than 1.13 has none to report the connection).
+ */
+export function restartArgs(
+  plan: Plan,
+  annotations: Readonly<Record<string, string>>,
+  exportNamespaces: readonly string[] = [],
+): string[] {
   return [
     RESTART_COMMAND,
     '--namespace',
@@ -108,13 +136,27 @@ export function restartArgs(plan: Plan, annotations: Readonly<Record<string, str
     ...Object.keys(annotations)
       .sort()
       .flatMap((k) => ['--annotation', `${k}=${annotations[k]}`]),
+    ...(usesClusterSetV1Alpha2(plan)
+      ? ['--cluster-set', plan.clusterSetId, ...exportNamespaces.flatMap((ns) => ['--export-namespace', ns])]
+      : []),
   ];
 }
 
+/** The namespaces where `cluster` exports Services, sorted (where the Job re-exports after a restart). */
+export function exportNamespaces(plan: Plan, cluster: PlannedCluster): string[] {
+  return [...new Set((plan.exportsByMember.get(cluster.id) ?? []).map((s) => s.namespace))].sort();
+}
+
 /**
- * The Job's name: after its image, its command line and the Secrets it pulls the image with, so a
- * change of any is a new Job (a Job's Pod template cannot change). Without pull Secrets the digest
- * is the one it always was, so a model without them keeps its Job.
+ * The version of the Job's Pod template beyond its image, arguments and pull Secrets: 2 since the
+ * Job restarts on failure with no deadline and is told its own name (issue 39). A Job's template
+ * cannot change, so a new version is a new Job.
+ */
+const TEMPLATE_VERSION = 2;
+
+/**
+ * The Job's name: after its image, its command line, the Secrets it pulls the image with and its
+ * template's version, so a change of any is a new Job (a Job's Pod template cannot change).
  */
 export function restartJobName(
   image: string,
@@ -123,8 +165,32 @@ export function restartJobName(
 ): string {
   const what: unknown[] = [image, ...args];
   if (pullSecrets.length > 0) what.push({ imagePullSecrets: pullSecrets });
+  what.push({ template: TEMPLATE_VERSION });
   return memberRestartJobName(sha256(JSON.stringify(what)));
 }
+
+/** The restart Job of `cluster`: its name and command line (what the member's ClusterSet names too). */
+export function memberRestartJob(
+  plan: Plan,
+  cluster: PlannedCluster,
+  tiers: readonly TierProps[],
+): { readonly name: string; readonly args: string[] } {
+  const args = restartArgs(plan, restartAnnotations(plan, cluster, tiers), exportNamespaces(plan, cluster));
+  return { name: restartJobName(plan.reconciler.image, args, plan.reconciler.imagePullSecrets), args };
+}
+
+const SERVICE_EXPORTS_RULE = {
+  apiGroups: ['multicluster.x-k8s.io'],
+  resources: ['serviceexports'],
+  verbs: ['list', 'patch'],
+};
+
+/**
+ * The restart Job's back-off limit: with `restartPolicy: OnFailure` it counts the container's
+ * restarts, which the kubelet spaces out up to 5 minutes; the largest value the API takes, so that
+ * the Job goes on trying for as long as its cause lasts.
+ */
+export const RESTART_BACKOFF_LIMIT = 2147483647;
 
 /** The Job and its access that restart `cluster`'s member controller when its Tiers or settings change. */
 export function renderMemberControllerRestart(
@@ -135,7 +201,11 @@ export function renderMemberControllerRestart(
 ): void {
   const ns = plan.memberNamespace;
   const image = plan.reconciler.image;
-  const args = restartArgs(plan, restartAnnotations(plan, cluster, tiers));
+  const job = memberRestartJob(plan, cluster, tiers);
+  const args = job.args;
+  const waits = usesClusterSetV1Alpha2(plan);
+  const subjects = [{ kind: 'ServiceAccount', name: MEMBER_RESTART_NAME, namespace: ns }];
+  const namespaces = waits ? exportNamespaces(plan, cluster) : [];
   put(scope, k8s.KubeServiceAccount, { metadata: meta(MEMBER_RESTART_NAME, ns) });
   put(scope, k8s.KubeRole, {
     metadata: meta(MEMBER_RESTART_NAME, ns),
@@ -146,31 +216,46 @@ export function renderMemberControllerRestart(
         resourceNames: [MEMBER_CONTROLLER_DEPLOYMENT],
         verbs: ['get', 'patch'],
       },
+      ...(waits
+        ? [
+            {
+              apiGroups: ['multicluster.crd.antrea.io'],
+              resources: ['clustersets'],
+              resourceNames: [plan.clusterSetId],
+              verbs: ['get', 'patch'],
+            },
+          ]
+        : []),
+      ...(namespaces.includes(ns) ? [SERVICE_EXPORTS_RULE] : []),
     ],
   });
-  put(scope, k8s.KubeRoleBinding, {
-    metadata: meta(MEMBER_RESTART_NAME, ns),
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: MEMBER_RESTART_NAME },
-    subjects: [{ kind: 'ServiceAccount', name: MEMBER_RESTART_NAME, namespace: ns }],
-  });
+  const binding = (namespace: string) =>
+    put(scope, k8s.KubeRoleBinding, {
+      metadata: meta(MEMBER_RESTART_NAME, namespace),
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: MEMBER_RESTART_NAME },
+      subjects,
+    });
+  binding(ns);
+  for (const other of namespaces.filter((x) => x !== ns)) {
+    put(scope, k8s.KubeRole, { metadata: meta(MEMBER_RESTART_NAME, other), rules: [SERVICE_EXPORTS_RULE] });
+    binding(other);
+  }
   put(scope, k8s.KubeJob, {
-    metadata: meta(restartJobName(image, args, plan.reconciler.imagePullSecrets), ns, {
+    metadata: meta(job.name, ns, {
       labels: SELECTOR,
       annotations: plan.takeOver.memberControllerConfig
         ? {}
         : { [EXPECTED_MEMBER_CONFIG_ANNOTATION]: memberConfigText(cluster) },
     }),
     spec: {
-      // A few tries for a passing failure (the API server restarting); then the Job fails, and
-      // Argo CD shows it Degraded, Flux's `wait` not Ready.
-      backoffLimit: 3,
-      activeDeadlineSeconds: 600,
+      // No deadline, no limit a cause reaches: it runs until it is done (see the top of this file).
+      backoffLimit: RESTART_BACKOFF_LIMIT,
       template: {
         metadata: { labels: SELECTOR },
         spec: {
           serviceAccountName: MEMBER_RESTART_NAME,
           automountServiceAccountToken: true,
-          restartPolicy: 'Never',
+          restartPolicy: 'OnFailure',
           ...imagePullSecrets(plan),
           securityContext: POD_SECURITY_CONTEXT,
           containers: [
@@ -178,7 +263,14 @@ export function renderMemberControllerRestart(
               name: 'restart',
               image,
               args,
-              env: [{ name: 'NODE_OPTIONS', value: '--max-semi-space-size=2 --max-old-space-size=64' }],
+              env: [
+                { name: 'NODE_OPTIONS', value: '--max-semi-space-size=2 --max-old-space-size=64' },
+                // Its own Job's name, under which it records its progress on the ClusterSet.
+                {
+                  name: RESTART_JOB_ENV,
+                  valueFrom: { fieldRef: { fieldPath: "metadata.labels['batch.kubernetes.io/job-name']" } },
+                },
+              ],
               resources: {
                 requests: { cpu: k8s.Quantity.fromString('10m'), memory: k8s.Quantity.fromString('64Mi') },
                 limits: { memory: k8s.Quantity.fromString('128Mi') },

@@ -13,12 +13,14 @@
  * - with two replicas or more, a PodDisruptionBudget `clusterset-reconciler` and a soft
  *   anti-affinity, so that a node drain or loss takes one replica at a time and the other, waiting
  *   on the Lease, takes over;
- * - with `waitForAntreaLeader` only (the warm standby beside Antrea's leader), a Role rule to get,
- *   list and watch Deployment `antrea-mc-controller` by name, and ClusterRole and ClusterRoleBinding
- *   `<leaderNamespace>-clusterset-reconciler-antrea-leader` to get, list and watch Antrea's two
- *   leader webhook configurations by name (ANTREA_LEADER_RULES). RBAC lets a list or watch through
- *   `resourceNames` only with the field selector `metadata.name=<that name>`, which is how the
- *   reconciler lists and watches them.
+ * - with `waitForAntreaLeader` only (the warm standby beside Antrea's leader), Role rules to get,
+ *   list and watch Deployment `antrea-mc-controller` by name and the Pods of the leader namespace
+ *   (the reconciler lists and watches only those of ServiceAccount `antrea-mc-controller`, by field
+ *   selector: a Pod's name is not known beforehand, and RBAC cannot restrict by field), and
+ *   ClusterRole and ClusterRoleBinding `<leaderNamespace>-clusterset-reconciler-antrea-leader` to
+ *   get, list and watch Antrea's two leader webhook configurations by name (ANTREA_LEADER_RULES).
+ *   RBAC lets a list or watch through `resourceNames` only with the field selector
+ *   `metadata.name=<that name>`, which is how the reconciler lists and watches them.
  *
  * It writes only dynamic ResourceImports (endpoints, cluster info, label identities); the
  * compiled-imports admission policy keeps it off the compiled ones and the reconciler-writes policy
@@ -169,17 +171,20 @@ export const ROLE_RULES: readonly {
 ];
 
 /**
- * The rights the warm standby adds (waitForAntreaLeader): read Antrea's leader Deployment in the
- * leader namespace (a Role rule) and its two leader webhook configurations (cluster-scoped, a
- * ClusterRole), each by name and read-only.
+ * The rights the warm standby adds (waitForAntreaLeader), all read-only: Antrea's leader Deployment
+ * by name and the Pods in the leader namespace (Role rules), and its two leader webhook
+ * configurations by name (cluster-scoped, a ClusterRole).
  */
 export const ANTREA_LEADER_RULES = {
-  role: {
-    apiGroups: ['apps'],
-    resources: ['deployments'],
-    resourceNames: [ANTREA_LEADER_DEPLOYMENT],
-    verbs: ['get', 'list', 'watch'],
-  },
+  role: [
+    {
+      apiGroups: ['apps'],
+      resources: ['deployments'],
+      resourceNames: [ANTREA_LEADER_DEPLOYMENT],
+      verbs: ['get', 'list', 'watch'],
+    },
+    { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] },
+  ],
   clusterRole: [
     {
       apiGroups: ['admissionregistration.k8s.io'],
@@ -203,18 +208,17 @@ export function antreaLeaderWatcherName(plan: Plan): string {
 /** What follows the leader namespace in that name (lib/diff finds the ClusterRole by it). */
 export const ANTREA_LEADER_WATCHER_SUFFIX = `-${RECONCILER_NAME}-antrea-leader`;
 
-/** The Role's rules for this plan: ROLE_RULES, and the standby's read of Antrea's Deployment. */
+/** The Role's rules for this plan: ROLE_RULES, and the standby's read of Antrea's leader Deployment and Pods. */
 export function roleRules(plan: Plan): typeof ROLE_RULES {
   const rules = ROLE_RULES.map((rule) => ({ ...rule }));
-  if (plan.reconciler.waitForAntreaLeader) {
-    const r = ANTREA_LEADER_RULES.role;
-    rules.push({
-      apiGroups: [...r.apiGroups],
-      resources: [...r.resources],
-      resourceNames: [...r.resourceNames],
-      verbs: [...r.verbs],
-    });
-  }
+  if (plan.reconciler.waitForAntreaLeader)
+    for (const r of ANTREA_LEADER_RULES.role)
+      rules.push({
+        apiGroups: [...r.apiGroups],
+        resources: [...r.resources],
+        ...('resourceNames' in r ? { resourceNames: [...r.resourceNames] } : {}),
+        verbs: [...r.verbs],
+      });
   return rules;
 }
 

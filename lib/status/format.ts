@@ -62,6 +62,13 @@ function membershipLine(c: ClusterReport): string | undefined {
   return `${a}; leader sees it ${cond(m.leaderView)}; its ClusterSet ${cond(m.ready)}`;
 }
 
+/** A member's restart Job: `Job clusterset-restart-<digest>: done`, or how far it got and why. */
+function restartLine(c: ClusterReport): string | undefined {
+  const r = c.restart;
+  if (!r) return undefined;
+  return `Job ${r.job}: ${r.state}${r.detail ? `: ${r.detail}` : ''}`;
+}
+
 /** A member of a ClusterSet being uninstalled: `left`, or what is left of it (`?`: not read). */
 function leavingLine(c: ClusterReport): string | undefined {
   const l = c.leaving;
@@ -145,6 +152,8 @@ export function formatStatusText(r: StatusReport): string {
     for (const u of c.unreadable) out.push(`  unreadable    ${u.collection}: ${u.error}`);
     const m = membershipLine(c) ?? leavingLine(c);
     if (m) out.push(`  membership    ${m}`);
+    const restart = restartLine(c);
+    if (restart) out.push(`  restart       ${restart}`);
     const rec = reconcilerLine(c);
     if (rec) out.push(`  reconciler    ${rec}`);
     if (c.identities)
@@ -207,7 +216,15 @@ export function formatStatusMarkdown(r: StatusReport): string {
   );
   for (const c of r.clusters) {
     const delivered = c.reachable ? bundleLine(c) : `unreachable: ${c.error}`;
-    const m = c.reachable ? (membershipLine(c) ?? leavingLine(c) ?? reconcilerLine(c) ?? '') : '';
+    const restart = restartLine(c);
+    const m = c.reachable
+      ? [
+          membershipLine(c) ?? leavingLine(c) ?? reconcilerLine(c) ?? '',
+          ...(restart ? [`restart ${restart}`] : []),
+        ]
+          .filter(Boolean)
+          .join('; ')
+      : '';
     out.push(`| ${cell(c.id)} | ${c.role} | ${cell(delivered)} | ${cell(m)} |`);
   }
   out.push('');

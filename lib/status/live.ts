@@ -5,6 +5,8 @@
  */
 import * as path from 'node:path';
 import type { Plan } from '../plan';
+import { MEMBER_RESTART_NAME } from '../names';
+import { ANTREA_LEADER_POD_SELECTOR } from '../reconciler/antrea-leader';
 import { loadYaml } from '../yaml';
 import { collectionPath, resource, resourceOf } from './resources';
 
@@ -87,6 +89,14 @@ export function isUnread(o: { kind: string; apiVersion: string }): boolean {
   return o.kind === 'Secret' && o.apiVersion === 'v1';
 }
 
+/** The Pods of the members' restart Jobs (their ServiceAccount's), where what stops them shows. */
+export const RESTART_POD_SELECTOR = `spec.serviceAccountName=${MEMBER_RESTART_NAME}`;
+
+/** Every ServiceExport of a member, in all namespaces: a leftover export may be of any. */
+export const SERVICE_EXPORTS_ALL = collectionKey(
+  `/apis/${resource('ServiceExport').apiVersion}/${resource('ServiceExport').plural}`,
+);
+
 /** Every collection status lists in cluster `id`: its bundle's, and what Antrea writes there. */
 export function collectionsFor(plan: Plan, id: string, bundle: readonly BundleObject[]): string[] {
   const keys = new Set<string>();
@@ -100,11 +110,15 @@ export function collectionsFor(plan: Plan, id: string, bundle: readonly BundleOb
     for (const kind of ['MemberClusterAnnounce', 'ResourceExport', 'ResourceImport', 'ClusterSet', 'Lease'])
       keys.add(kindKey(kind, ns));
     keys.add(kindKey('Event', ns, `reason=${ACNP_IMPORT_FAILED}`));
+    // In warm standby, the Pods that may still run Antrea's leader (the reconciler waits for them).
+    if (plan.reconciler.waitForAntreaLeader) keys.add(kindKey('Pod', ns, ANTREA_LEADER_POD_SELECTOR));
   }
   if (plan.members.some((m) => m.id === id)) {
     const ns = plan.memberNamespace;
     keys.add(kindKey('ClusterSet', ns));
     keys.add(kindKey('ClusterInfoImport', ns));
+    keys.add(kindKey('Pod', ns, RESTART_POD_SELECTOR));
+    keys.add(SERVICE_EXPORTS_ALL);
     for (const kind of ['ClusterNetworkPolicy', 'Tier', 'LabelIdentity']) keys.add(kindKey(kind));
     for (const sns of plan.serviceNamespaces)
       for (const kind of ['Service', 'Endpoints', 'ServiceImport', 'ServiceExport'])

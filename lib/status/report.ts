@@ -14,7 +14,9 @@
 import {
   ANTREA_LEADER_DEPLOYMENT,
   antreaLeaderRunning,
+  ANTREA_LEADER_POD_SELECTOR,
   observeDeployment,
+  observePod,
 } from '../reconciler/antrea-leader';
 import {
   acnpImportName,
@@ -24,7 +26,9 @@ import {
   deliveryObjectName,
   IMPORTED_ACNP_ANNOTATION,
   memberImportName,
+  MEMBER_RESTART_NAME,
   RECONCILER_NAME,
+  RESTART_RECORD_ANNOTATION,
   serviceExportName,
   TOUCH_TS_ANNOTATION,
 } from '../names';
@@ -44,6 +48,8 @@ import {
   kindKey,
   listOf,
   nameOf,
+  RESTART_POD_SELECTOR,
+  SERVICE_EXPORTS_ALL,
   type BundleObject,
   type ClusterRead,
   type Obj,
@@ -110,6 +116,17 @@ export interface ClusterReport {
   };
   /** Members only: label identities and ClusterInfo imports held. */
   readonly identities?: { readonly labelIdentities: number; readonly clusterInfoImports: number };
+  /**
+   * Members only: the restart Job the bundle holds (render/member-restart.ts), as far as it got:
+   * `done`; `waiting` (for the restarted controller to connect, say); `running`; `failed` with the
+   * cause it recorded on the member's ClusterSet; `cannot start` with what its Pod waits for (an
+   * image that cannot be pulled, say: the Job cannot say so itself); `missing` when it is not there.
+   */
+  readonly restart?: {
+    readonly job: string;
+    readonly state: 'done' | 'waiting' | 'running' | 'failed' | 'cannot start' | 'missing';
+    readonly detail?: string;
+  };
   /**
    * Members only, while the ClusterSet is uninstalled (`uninstalling`): what is left of it, each
    * count undefined when its cluster could not be read. It has left once all are zero.
@@ -365,6 +382,9 @@ function clusterReport(inp: StatusInput, id: string, p: Problems): ClusterReport
         ? antreaLeaderRunning({
             namespace: plan.leaderNamespace,
             deployment: antrea ? observeDeployment(antrea) : undefined,
+            pods: (listOf(read, kindKey('Pod', plan.leaderNamespace, ANTREA_LEADER_POD_SELECTOR)) ?? []).map(
+              observePod,
+            ),
             mutatingWebhook: false,
             validatingWebhook: false,
           })
@@ -434,6 +454,107 @@ function membership(inp: StatusInput, id: string, p: Problems): ClusterReport['m
       );
   }
   return out;
+}
+
+/** Container waiting reasons that mean a Pod cannot start by itself until someone acts. */
+const STUCK =
+  /^(ErrImagePull|ImagePullBackOff|InvalidImageName|ErrImageNeverPull|CreateContainerConfigError|CreateContainerError|CrashLoopBackOff)$/;
+
+/**
+ * The member's restart Job (render/member-restart.ts): what its record on the member's ClusterSet
+ * says, and, when it says nothing of this Job yet, what its Pod waits for: a Job whose image cannot
+ * be pulled never runs, and only its Pod says why. A failure is a problem, with the cause and a fix.
+ */
+function restartReport(inp: StatusInput, id: string, p: Problems): ClusterReport['restart'] {
+  const { plan } = inp;
+  const ns = plan.memberNamespace;
+  const rendered = (inp.bundles.get(id) ?? []).find(
+    (o) => o.kind === 'Job' && o.name.startsWith(`${MEMBER_RESTART_NAME}-`),
+  );
+  const own = inp.reads.get(id);
+  if (!rendered || !own || own.unreachable) return undefined;
+  const job = rendered.name;
+  const live = findNamed(listOf(own, kindKey('Job', ns)), job);
+  if (!live) return { job, state: 'missing' }; // the bundle's comparison names it
+  const conds = ((live.status as Obj | undefined)?.conditions ?? []) as Obj[];
+  if (conds.some((c) => c.type === 'Complete' && c.status === 'True')) return { job, state: 'done' };
+  const cs = findNamed(listOf(own, kindKey('ClusterSet', ns)), plan.clusterSetId);
+  const record = annotations(cs)[RESTART_RECORD_ANNOTATION];
+  const mine =
+    typeof record === 'string' && record.startsWith(`${job} `) ? record.slice(job.length + 1) : undefined;
+  const where = `restart Job ${ns}/${job}`;
+  if (mine?.startsWith('failed: ')) {
+    const detail = mine.slice('failed: '.length);
+    p.add(
+      id,
+      `the ${where} cannot go on: ${detail}. It runs again by itself (the kubelet restarts it with its back-off) and goes on once that is fixed`,
+    );
+    return { job, state: 'failed', detail };
+  }
+  const pods = (listOf(own, kindKey('Pod', ns, RESTART_POD_SELECTOR)) ?? []).filter(
+    (o) => ((o.metadata as Obj | undefined)?.labels as Obj | undefined)?.['job-name'] === job,
+  );
+  for (const pod of pods) {
+    const statuses = ((pod.status as Obj | undefined)?.containerStatuses ?? []) as Obj[];
+    for (const st of statuses) {
+      const waiting = (st.state as Obj | undefined)?.waiting as Obj | undefined;
+      const reason = String(waiting?.reason ?? '');
+      if (!STUCK.test(reason)) continue;
+      const message = waiting?.message ? `: ${String(waiting.message)}` : '';
+      const last = ((st.lastState as Obj | undefined)?.terminated as Obj | undefined)?.exitCode;
+      const detail = `its Pod ${nameOf(pod)} waits, ${reason}${message}${last !== undefined ? ` (last exit code ${String(last)})` : ''}`;
+      const fix = /Image/.test(reason)
+        ? `: the member's nodes must be able to pull reconciler.image (build and push it with \`npx clusterset image build --push\`${
+            plan.reconciler.imagePullSecrets.length > 0
+              ? `; its pull Secrets ${plan.reconciler.imagePullSecrets.join(', ')} must exist in ${ns}`
+              : ''
+          }); the kubelet tries again by itself`
+        : '';
+      p.add(id, `the ${where} cannot start: ${detail}${fix}`);
+      return { job, state: 'cannot start', detail };
+    }
+  }
+  if (conds.some((c) => c.type === 'Failed' && c.status === 'True')) {
+    const c = conds.find((x) => x.type === 'Failed')!;
+    const detail = [c.reason, c.message].filter(Boolean).map(String).join(': ');
+    p.add(id, `the ${where} failed: ${detail}; delete it, and delivery creates it again`);
+    return { job, state: 'failed', detail };
+  }
+  if (mine?.startsWith('waiting: ')) return { job, state: 'waiting', detail: mine.slice('waiting: '.length) };
+  return { job, state: 'running' };
+}
+
+/**
+ * A member's Service export left in the leader after its ServiceExport went: Antrea's member drops
+ * the ServiceExport reconciles that come before its connection to the leader (antrea-mc.md §i), so
+ * after any restart of its controller it does not know it exported a quiet Service, and never
+ * withdraws it when its ServiceExport is deleted. The member's restart Job makes good what its own
+ * restarts would lose; an operator's restart does not. Named with what it means and the fix.
+ */
+function leftoverExports(inp: StatusInput, id: string, p: Problems): void {
+  const { plan } = inp;
+  const leader = inp.reads.get(plan.leader.id);
+  const own = inp.reads.get(id);
+  if (!leader || leader.unreachable || !own || own.unreachable) return;
+  const exports = listOf(leader, kindKey('ResourceExport', plan.leaderNamespace)) ?? [];
+  const present = listOf(own, SERVICE_EXPORTS_ALL);
+  if (present === undefined) return;
+  const have = new Set(present.map((o) => `${String((o.metadata as Obj).namespace)}/${nameOf(o)}`));
+  for (const e of exports) {
+    const spec = (e.spec as Obj | undefined) ?? {};
+    if (spec.kind !== 'Service' || spec.clusterID !== id) continue;
+    if ((e.metadata as Obj | undefined)?.deletionTimestamp) continue; // being withdrawn
+    const svc = `${String(spec.namespace)}/${String(spec.name)}`;
+    if (have.has(svc)) continue;
+    const names = [nameOf(e), serviceExportName(id, String(spec.namespace), String(spec.name), 'endpoints')];
+    p.add(
+      plan.services.some((x) => `${x.namespace}/${x.name}` === svc) ? svc : id,
+      `${id} has no ServiceExport ${svc}, yet its export ${nameOf(e)} is still in the leader: Antrea's member controller did not withdraw it ` +
+        `(it drops what it sees before it connects to the leader, so after a restart of the controller it does not know it exported ${svc}, and the deletion of the ServiceExport went unheeded). ` +
+        `Withdraw it: \`kubectl --context <${plan.leader.id}> -n ${plan.leaderNamespace} delete resourceexport ${names.join(' ')}\` ` +
+        `(the reconciler releases their finalizers and takes ${id}'s endpoints out of the import), or restart Antrea's member controller in ${id}: once connected, its stale cleanup deletes them`,
+    );
+  }
 }
 
 function serviceReport(inp: StatusInput, svc: PlannedService, p: Problems): ServiceReport {
@@ -688,7 +809,9 @@ export function statusReport(inp: StatusInput): StatusReport {
             },
           }
         : {};
-    return { ...c, membership: membership(inp, id, p), ...identities };
+    const restart = c.reachable ? restartReport(inp, id, p) : undefined;
+    leftoverExports(inp, id, p);
+    return { ...c, membership: membership(inp, id, p), ...identities, ...(restart ? { restart } : {}) };
   });
   const services = plan.services.map((s) => serviceReport(inp, s, p));
   const policies = [...plan.baselinePolicies, ...plan.stretchedPolicies]

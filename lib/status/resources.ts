@@ -28,6 +28,7 @@ export const RESOURCES: readonly Resource[] = [
   R('v1', 'Endpoints', 'endpoints', true),
   R('v1', 'Event', 'events', true),
   R('v1', 'Namespace', 'namespaces', false),
+  R('v1', 'Pod', 'pods', true),
   R('v1', 'Secret', 'secrets', true),
   R('v1', 'Service', 'services', true),
   R('v1', 'ServiceAccount', 'serviceaccounts', true),

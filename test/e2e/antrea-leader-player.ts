@@ -1,10 +1,15 @@
 /**
- * Antrea v2.7's LEADER controller, played continuously in the leader control plane, for the cut-over
- * tests (issue 33, test/e2e/cutover.test.ts). Antrea's own controller cannot be built or run here
- * (no Antrea image, no nodes), so this plays what antrea-mc.md §c.2, §d, §e and §i say it does,
- * authenticated as its ServiceAccount `antrea-mc-controller` (a TokenRequest token, as its Pod's),
- * every write a Create or an Update (PUT) with field manager `antrea-mc-controller` (operation
- * Update), never an apply:
+ * Antrea v2.7's LEADER controller, played, for the cut-over tests (issue 33, test/e2e/cutover.test.ts
+ * and cutover-gitops.test.ts). Antrea's own controller cannot be built here, so this plays what
+ * antrea-mc.md §c.2, §d, §e and §i say it does. It runs as a process of its own in the Pod of
+ * Antrea's leader Deployment, under a real kubelet (antrea-leader-process.ts is that process's main,
+ * antrea-leader-pod.ts builds its image and follows it from the tests): it starts when its Pod
+ * starts, authenticated as its Pod's ServiceAccount `antrea-mc-controller`, and stops as a process in
+ * a Pod stops (issue 39): after `kubectl scale --replicas=0` the kubelet sends it SIGTERM and it goes
+ * on writing until it exits, about a second later (what Antrea's real leader was seen to do), or as
+ * long as a test sets, up to its terminationGracePeriodSeconds, when the kubelet kills it. Every
+ * write is a Create or an Update (PUT) with field manager `antrea-mc-controller` (operation Update),
+ * never an apply:
  *
  * - Service exports → ServiceImport imports `<ns>-<svc>-service`: created from the first live
  *   export's ports (name, port, protocol); an export whose ports differ is accepted only while it is
@@ -25,38 +30,47 @@
  *   member's exports are gone after its announce was deleted;
  * - the leader ClusterSet's status every 30 s.
  *
- * It runs only while its Deployment `antrea-mc-controller` has replicas (`spec.replicas` > 0 and,
- * once a controller manager has counted them, `status.replicas` > 0): scaled to zero, it stops at its
- * next pass (every `periodMs`, well inside its terminationGracePeriodSeconds of 10 s), as its Pod
- * would on SIGTERM; it is not restarted (a test that wants it back starts a new player).
+ * Its webhooks: the same process serves Antrea's leader webhooks (AntreaWebhookServer below, which
+ * the tests also run in their own process for the members' `vclusterset`/`vgateway`, which Antrea's
+ * member controller serves), allowing and denying as antrea-mc.md §g says. WHAT DIFFERS FROM THE REAL
+ * INSTALL: at start it points the webhook configurations' `clientConfig` at its own Pod IP
+ * (`url: https://<Pod IP>:9443/<path>`) instead of `service: antrea-mc-webhook-service` (and their
+ * caBundle at its certificate, which Antrea's CA controller also rewrites at run time), because the
+ * test API servers reach Pods but not Service IPs. Names, labels, rules, namespaceSelector and
+ * `failurePolicy: Fail` stay as Antrea registers them: once the process exits the API server gets
+ * connection refused and refuses every write they match, as it does when the Service has no
+ * endpoints.
  *
- * Its webhooks: while it runs it serves Antrea's leader webhooks (and, for the member players, the
- * members' `vclusterset`/`vgateway`, which Antrea's member controller serves) from an HTTPS server in
- * this process, allowing and denying as antrea-mc.md §g says (AntreaWebhookServer below). WHAT
- * DIFFERS FROM THE REAL INSTALL: the webhook configurations' `clientConfig` is rewritten from
- * `service: antrea-mc-webhook-service` to `url: https://127.0.0.1:<port>/<path>` (and its caBundle
- * to this server's CA, which Antrea's CA controller also rewrites at run time), because no Pod can
- * run behind that Service here and the test API servers reach only loopback. Names, labels, rules,
- * namespaceSelector and `failurePolicy: Fail` stay as Antrea registers them: once the server stops
- * (the Deployment scaled to zero) the API server gets connection refused and refuses every write
- * they match, as it does when the Service has no endpoints.
+ * Everything here takes its API access as a function (`Api`), so that the same code runs in the Pod
+ * (with the Pod's token) and in the tests (with a cluster's admin or a ServiceAccount's token).
  */
-import * as fs from 'node:fs';
 import * as https from 'node:https';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { announceFinalizer, CLUSTER_ID_ANNOTATION, RESOURCE_EXPORT_FINALIZER } from '../../lib/names';
-import type { Auth, Cluster, Response } from '../kube/cluster';
-import { request } from '../kube/cluster';
-import { selfSigned } from './antrea-set';
-import { tokenFor } from './fixture';
+import type { Api, Response } from '../kube/http';
 
 type Obj = Record<string, unknown>;
 const MC = '/apis/multicluster.crd.antrea.io/v1alpha1';
 export const ANTREA_LEADER_SA = 'antrea-mc-controller';
 export const ANTREA_LEADER_MANAGER = 'antrea-mc-controller';
-export const ANTREA_LEADER_DEPLOYMENT = 'antrea-mc-controller';
+/**
+ * The test's settings for the played leader's process, a ConfigMap in its namespace
+ * (antrea-leader-process.ts reads it, antrea-leader-pod.ts writes it).
+ */
+export const PLAYED_LEADER_CONFIG = 'played-antrea-leader';
+
+/** The port Antrea's webhook server listens on (its Service targets it). */
+export const ANTREA_WEBHOOK_PORT = 9443;
+
+/** One thing the played leader did, as it reports it (its process prints one JSON line each). */
+export interface PlayerEvent {
+  /** Epoch ms. */
+  readonly t: number;
+  readonly ev: 'write' | 'error' | 'allocation' | 'pass' | 'deny';
+  readonly what?: string;
+  readonly status?: number;
+  readonly message?: string;
+}
 const LABEL_ID_MAX = 16777214;
 
 const md = (o: Obj) =>
@@ -141,25 +155,40 @@ function canonical(v: unknown): unknown {
 const same = (a: unknown, b: unknown) => JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
 
 export interface LeaderPlayerOptions {
-  readonly leader: Cluster;
+  /** The leader's API server, as Antrea's leader ServiceAccount. */
+  readonly api: Api;
   readonly leaderNs: string;
-  readonly clusterSetId: string;
-  readonly dir: string;
   /** @default 300 */
   readonly periodMs?: number;
+  /** Each write, refused write, label ID decision and pass, as it happens. */
+  readonly onEvent?: (e: PlayerEvent) => void;
 }
 
 export interface WebhookServerOptions {
-  /** `leader` or a member ID → its control plane, whose Antrea webhook configurations it serves. */
-  readonly clusters: ReadonlyMap<string, Cluster>;
+  /**
+   * `leader` or a member ID → its API server, as the identity that serves the webhooks (Antrea's
+   * leader ServiceAccount in its Pod; the admin in the tests): whose Antrea webhook configurations it
+   * points at itself, and where it looks up ServiceAccounts, ClusterSets and announces.
+   */
+  readonly clusters: ReadonlyMap<string, Api>;
   readonly leaderNs: string;
   readonly clusterSetId: string;
-  readonly dir: string;
+  /** Its serving certificate and key (PEM), valid for `advertise`. */
+  readonly tls: { readonly key: string; readonly cert: string };
+  /** The address it listens on. @default '127.0.0.1' */
+  readonly listen?: string;
+  /** The address the webhook configurations name. @default listen */
+  readonly advertise?: string;
+  /** @default 0 (any free port) */
+  readonly port?: number;
+  readonly onEvent?: (e: PlayerEvent) => void;
 }
 
+/**
+ * One process of Antrea's leader: it re-adopts the label IDs the imports hold, then makes a pass of
+ * every leader reconciler every `periodMs` until `stop()` (the process exits).
+ */
 export class AntreaLeaderPlayer {
-  private auth!: Auth;
-  private agent!: https.Agent;
   private readonly ids = new AntreaLabelIdAllocator();
   /** Label hash → the ID its import holds. */
   private readonly labelIds = new Map<string, number>();
@@ -167,9 +196,6 @@ export class AntreaLeaderPlayer {
   private running: Promise<void> | undefined;
   private stopping = false;
   private lastStatus = 0;
-  webhooks: AntreaWebhookServer | undefined;
-  /** When it stopped (its Deployment scaled to zero), epoch ms. */
-  stoppedAt: number | undefined;
   readonly errors: PlayerError[] = [];
   /** Writes made, `<verb> <kind> <name>` (for the report). */
   readonly writes: string[] = [];
@@ -179,22 +205,12 @@ export class AntreaLeaderPlayer {
 
   constructor(readonly o: LeaderPlayerOptions) {}
 
-  get stopped(): boolean {
-    return this.stoppedAt !== undefined;
+  private emit(e: Omit<PlayerEvent, 't'>): void {
+    this.o.onEvent?.({ t: Date.now(), ...e });
   }
 
-  /** Starts Antrea's leader: its token, its webhooks served, the IDs re-adopted, then the loop. */
+  /** Starts Antrea's leader: the IDs re-adopted, then the loop. */
   async start(): Promise<void> {
-    const token = await tokenFor(this.o.leader, this.o.leaderNs, ANTREA_LEADER_SA);
-    this.auth = { server: this.o.leader.server, ca: this.o.leader.caPem, token };
-    this.agent = new https.Agent({ keepAlive: true, ca: this.o.leader.caPem });
-    this.webhooks = new AntreaWebhookServer({
-      clusters: new Map([['leader', this.o.leader]]),
-      leaderNs: this.o.leaderNs,
-      clusterSetId: this.o.clusterSetId,
-      dir: this.o.dir,
-    });
-    await this.webhooks.start();
     // Re-adopt the IDs the `<hash16>` imports hold (the import is the only store).
     for (const ri of await this.list('resourceimports')) {
       const li = spec(ri).labelIdentity as { id?: number } | undefined;
@@ -204,55 +220,27 @@ export class AntreaLeaderPlayer {
     }
     const tick = async () => {
       try {
-        if (!(await this.hasReplicas())) {
-          await this.halt();
-          return;
-        }
         await this.pass();
         this.passes++;
+        this.emit({ ev: 'pass' });
       } catch (e) {
         this.errors.push({ at: Date.now(), what: 'pass', status: 0, message: (e as Error).message });
+        this.emit({ ev: 'error', what: 'pass', status: 0, message: (e as Error).message });
       }
       if (!this.stopping) this.timer = setTimeout(() => void (this.running = tick()), this.o.periodMs ?? 300);
     };
     this.running = tick();
   }
 
-  /** Resolves once the player has stopped (scaled to zero) or `ms` passed; true if it stopped. */
-  async waitStopped(ms = 10_000): Promise<boolean> {
-    const end = Date.now() + ms;
-    while (!this.stopped && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
-    return this.stopped;
-  }
-
-  /** Stops it at once (the test's teardown). */
+  /** Stops the loop once the pass in flight is done. */
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.timer) clearTimeout(this.timer);
     await this.running;
-    await this.halt();
-  }
-
-  private async halt(): Promise<void> {
-    this.stopping = true;
-    if (this.stoppedAt === undefined) this.stoppedAt = Date.now();
-    await this.webhooks?.stop();
-    this.agent?.destroy();
-  }
-
-  private async hasReplicas(): Promise<boolean> {
-    const r = await request(
-      this.o.leader.admin,
-      'GET',
-      `/apis/apps/v1/namespaces/${this.o.leaderNs}/deployments/${ANTREA_LEADER_DEPLOYMENT}`,
-    );
-    if (r.status === 404) return false;
-    const d = r.json as { spec?: { replicas?: number }; status?: { replicas?: number } };
-    return (d.spec?.replicas ?? 1) > 0;
   }
 
   private req(method: string, p: string, body?: unknown): Promise<Response> {
-    return request(this.auth, method, p, body, 'application/json', 30_000, this.agent);
+    return this.o.api(method, p, body);
   }
 
   private path(plural: string, name?: string, sub = ''): string {
@@ -269,10 +257,12 @@ export class AntreaLeaderPlayer {
   private record(what: string, r: Response, ...okCodes: number[]): boolean {
     if (okCodes.includes(r.status)) {
       this.writes.push(what);
+      this.emit({ ev: 'write', what });
       return true;
     }
     const message = ((r.json as { message?: string } | undefined)?.message ?? r.body).slice(0, 300);
     this.errors.push({ at: Date.now(), what, status: r.status, message });
+    this.emit({ ev: 'error', what, status: r.status, message });
     return false;
   }
 
@@ -292,7 +282,8 @@ export class AntreaLeaderPlayer {
 
   private async del(plural: string, name: string): Promise<boolean> {
     const r = await this.req('DELETE', this.path(plural, name));
-    return this.record(`delete ${plural} ${name}`, r, 200, 202, 404);
+    if (r.status === 404) return true; // gone already: nothing written
+    return this.record(`delete ${plural} ${name}`, r, 200, 202);
   }
 
   private ri(name: string, s: Obj): Obj {
@@ -505,6 +496,7 @@ export class AntreaLeaderPlayer {
         id = this.ids.allocate();
         this.labelIds.set(hash, id);
         this.allocations.push(`${hash} ${id}`);
+        this.emit({ ev: 'allocation', what: `${hash} ${id}` });
       }
       if (
         !(await this.create(
@@ -587,17 +579,13 @@ interface Review {
   namespace?: string;
 }
 
-/** A self-signed serving certificate for 127.0.0.1 in `dir`: PEM key and cert. */
-function servingCert(dir: string): { key: string; cert: string } {
-  return selfSigned(dir, 'tls', 'antrea-mc-webhook-service', 1, ['-addext', 'subjectAltName=IP:127.0.0.1']);
-}
-
 /**
  * Antrea's multi-cluster webhooks as its leader (and members') controller serves them
- * (antrea-mc.md §g), from this process: see the module comment for what differs (clientConfig).
+ * (antrea-mc.md §g): see the module comment for what differs (clientConfig).
  */
 export class AntreaWebhookServer {
   private server: https.Server | undefined;
+  private repoint: NodeJS.Timeout | undefined;
   port = 0;
   /** Every denial, `<webhook>: <message>`. */
   readonly denied: string[] = [];
@@ -605,8 +593,8 @@ export class AntreaWebhookServer {
   constructor(private readonly o: WebhookServerOptions) {}
 
   async start(): Promise<void> {
-    const tls = servingCert(fs.mkdtempSync(path.join(this.o.dir || os.tmpdir(), 'webhook-')));
-    this.server = https.createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
+    const { key, cert } = this.o.tls;
+    this.server = https.createServer({ key, cert }, (req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
@@ -632,13 +620,22 @@ export class AntreaWebhookServer {
         })();
       });
     });
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
+    const listen = this.o.listen ?? '127.0.0.1';
+    await new Promise<void>((r) => this.server!.listen(this.o.port ?? 0, listen, r));
     this.port = (this.server.address() as AddressInfo).port;
-    const caBundle = Buffer.from(tls.cert).toString('base64');
-    for (const [id, c] of this.o.clusters) await this.point(c, id, caBundle);
+    const caBundle = Buffer.from(cert).toString('base64');
+    const pointAll = async () => {
+      for (const [id, api] of this.o.clusters) await this.point(api, id, caBundle);
+    };
+    await pointAll();
+    // As Antrea's CA controller keeps the caBundles it owns: a configuration re-created later (the
+    // way back after a cut-over) is pointed here too.
+    this.repoint = setInterval(() => void pointAll().catch(() => undefined), 2000);
+    this.repoint.unref();
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.repoint);
     const s = this.server;
     this.server = undefined;
     if (!s) return;
@@ -647,15 +644,18 @@ export class AntreaWebhookServer {
   }
 
   /**
-   * Points the Antrea webhook configurations of `c` (labelled `served-by: antrea-mc-controller`) at
-   * this server: `clientConfig.url` instead of `clientConfig.service` (the one difference from the
+   * Points the Antrea webhook configurations of a cluster (labelled `served-by: antrea-mc-controller`)
+   * at this server: `clientConfig.url` instead of `clientConfig.service` (the one difference from the
    * real install), caBundle this server's (as Antrea's CA controller rewrites it).
    */
-  private async point(c: Cluster, cluster: string, caBundle: string): Promise<void> {
+  private async point(api: Api, cluster: string, caBundle: string): Promise<void> {
+    const host = this.o.advertise ?? this.o.listen ?? '127.0.0.1';
     for (const kind of ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations']) {
       const base = `/apis/admissionregistration.k8s.io/v1/${kind}`;
-      const r = await request(c.admin, 'GET', `${base}?labelSelector=served-by%3Dantrea-mc-controller`);
+      const r = await api('GET', `${base}?labelSelector=served-by%3Dantrea-mc-controller`);
+      if (r.status !== 200) throw new Error(`list ${kind}: HTTP ${r.status} ${r.body.slice(0, 200)}`);
       for (const w of ((r.json as { items?: Obj[] }).items ?? []) as Obj[]) {
+        const before = JSON.stringify(w.webhooks);
         const hooks = ((w.webhooks as Obj[] | undefined) ?? []).map((h) => {
           const cc = h.clientConfig as { service?: { path?: string } };
           const p =
@@ -664,18 +664,14 @@ export class AntreaWebhookServer {
           // A webhook URL may carry no query: the cluster it serves goes first in the path.
           return {
             ...h,
-            clientConfig: { url: `https://127.0.0.1:${this.port}/${cluster}${p}`, caBundle },
+            clientConfig: { url: `https://${host}:${this.port}/${cluster}${p}`, caBundle },
           };
         });
-        const u = await request(
-          c.admin,
-          'PUT',
-          `${base}/${md(w).name}?fieldManager=${ANTREA_LEADER_MANAGER}`,
-          {
-            ...w,
-            webhooks: hooks,
-          },
-        );
+        if (JSON.stringify(hooks) === before) continue;
+        const u = await api('PUT', `${base}/${md(w).name}?fieldManager=${ANTREA_LEADER_MANAGER}`, {
+          ...w,
+          webhooks: hooks,
+        });
         if (u.status !== 200)
           throw new Error(`point ${md(w).name} here: HTTP ${u.status} ${u.body.slice(0, 200)}`);
       }
@@ -684,19 +680,20 @@ export class AntreaWebhookServer {
 
   private deny(uid: string, hook: string, message: string): Obj {
     this.denied.push(`${hook}: ${message}`);
+    this.o.onEvent?.({ t: Date.now(), ev: 'deny', what: hook, message });
     return { uid, allowed: false, status: { code: 403, reason: 'Forbidden', message } };
   }
 
   private async handle(url: string, r: Review): Promise<Obj> {
     const u = new URL(url, 'https://x');
     const cluster = u.pathname.split('/')[1] ?? '';
-    const c = this.o.clusters.get(cluster);
-    if (!c) return { uid: r.uid, allowed: true };
+    const api = this.o.clusters.get(cluster);
+    if (!api) return { uid: r.uid, allowed: true };
     const allow = { uid: r.uid, allowed: true };
     const sa = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(r.userInfo.username);
     const saAnnotation = async (): Promise<string | undefined> => {
       if (!sa || sa[1] !== this.o.leaderNs) return undefined;
-      const g = await request(c.admin, 'GET', `/api/v1/namespaces/${sa[1]}/serviceaccounts/${sa[2]}`);
+      const g = await api('GET', `/api/v1/namespaces/${sa[1]}/serviceaccounts/${sa[2]}`);
       if (g.status !== 200) return undefined;
       return (md(g.json as Obj).annotations ?? {})[CLUSTER_ID_ANNOTATION];
     };
@@ -730,8 +727,7 @@ export class AntreaWebhookServer {
         const hook = 'vclusterset.kb.io';
         const ns = r.namespace ?? md(obj).namespace ?? md(old).namespace;
         if (r.operation === 'CREATE') {
-          const l = await request(
-            c.admin,
+          const l = await api(
             'GET',
             `/apis/multicluster.crd.antrea.io/v1alpha2/namespaces/${ns}/clustersets`,
           );
@@ -746,7 +742,7 @@ export class AntreaWebhookServer {
           const lb = ((b.leaders as Obj[] | undefined) ?? [])[0]?.clusterID;
           if (la !== lb) return this.deny(r.uid, hook, 'the field spec.leaders[0].clusterID is immutable');
         } else if (r.operation === 'DELETE' && cluster === 'leader') {
-          const l = await request(c.admin, 'GET', `${MC}/namespaces/${ns}/memberclusterannounces`);
+          const l = await api('GET', `${MC}/namespaces/${ns}/memberclusterannounces`);
           if (((l.json as { items?: unknown[] }).items ?? []).length > 0)
             return this.deny(
               r.uid,

@@ -9,9 +9,17 @@
  *   it imported). It connects with what `leaders[0]` names: the server, the token Secret in its own
  *   namespace (`ca.crt`, `token`), read only when the connection is (re)built;
  * - the announce `member-announce-from-<id>`, refreshed every 10 s;
- * - every ServiceExport of the member: the Service and its ready endpoints (EndpointSlices) decide
- *   the `Valid` condition (rewritten only when the reason changes) and the two ResourceExports
- *   (ClusterIP mode), written when what they hold changes and withdrawn when the export goes;
+ * - every ServiceExport of the member, reconciled on each event its controller gets: a change of the
+ *   ServiceExport, its Service or one of its EndpointSlices (a new resourceVersion of any; the first
+ *   list at start is an event for each), or its deletion. A reconcile that comes while the member is
+ *   not connected to the leader is dropped and not retried (Antrea v2.7.0,
+ *   MEMBER/serviceexport_controller.go:141-144, `Skip reconciling ServiceExports since there is no
+ *   connection to the leader`): at every start the first list is seen before the connection is up,
+ *   so nothing is known to be exported. A connected reconcile decides from the Service and its ready
+ *   endpoints the `Valid` condition (rewritten only when the reason changes) and the two
+ *   ResourceExports (ClusterIP mode), written when what they hold changes; a deleted ServiceExport is
+ *   withdrawn only if this process exported it (`if svcInstalled`), so a withdrawal after a restart
+ *   is lost until something makes the ServiceExport reconciled while connected (`events.lost`);
  * - every ResourceImport of the leader namespace: the Services, ServiceImports, Endpoints and
  *   policies it imports, and, when its configuration enables stretched policy
  *   (`enableStretchedNetworkPolicy`, read at each start), the cluster-scoped LabelIdentity `<hash>`
@@ -20,9 +28,12 @@
  *   Tier is missing is dropped with a Warning Event in the leader and never retried until the import
  *   changes (generation) or the controller restarts, as acnp_resourceimport_controller.go does;
  * - a restart of the controller (its Deployment's Pod template changed: `kubectl rollout restart`
- *   or the restart Job's annotations): the stale cleanup deletes every imported object with no
- *   import left, and every import is reconciled again;
- * - its ClusterSet's status, every 30 s and when the connection changes.
+ *   or the restart Job's annotations): a new process, which knows nothing; once connected, its stale
+ *   cleanup deletes every imported object with no import left and every ResourceExport of this
+ *   member whose ServiceExport is gone (MEMBER/stale_controller.go), and every import is reconciled
+ *   again;
+ * - its ClusterSet's status every 30 s from the process's start (not when the connection changes),
+ *   each condition's lastTransitionTime the time the connection last changed in this process.
  */
 import * as https from 'node:https';
 import { readMcConfig } from '../../lib/import/model';
@@ -92,6 +103,15 @@ function written(o: Obj): string {
   return JSON.stringify(pruned({ labels: m.labels, annotations: m.annotations, what }));
 }
 
+/** A Service has a ready endpoint (what the ClusterIP mode asks before it exports). */
+function hasReadyEndpoints(slices: readonly Obj[]): boolean {
+  return slices.some((s) =>
+    ((s.endpoints as Obj[] | undefined) ?? []).some(
+      (e) => (e.conditions as { ready?: boolean } | undefined)?.ready !== false,
+    ),
+  );
+}
+
 interface Connection {
   readonly key: string;
   readonly leaderNs: string;
@@ -107,6 +127,10 @@ export interface PlayerEvents {
   epochs: number;
   /** Deletions by the stale cleanup, `<kind> <ns>/<name>`. */
   readonly staleDeleted: string[];
+  /** ServiceExport reconciles dropped because the member was not connected, `<epoch>:<ns>/<name>`. */
+  readonly skipped: string[];
+  /** ServiceExports deleted while connected that this process had not exported: not withdrawn. */
+  readonly lost: string[];
 }
 
 export class AntreaMemberPlayer {
@@ -116,6 +140,12 @@ export class AntreaMemberPlayer {
   private lastAnnounce = 0;
   private lastStatus = 0;
   private connected = false;
+  /** When the connection last changed in this process (each condition's lastTransitionTime). */
+  private connectionSince = new Date();
+  /** Its stale cleanup of exports is still to run (once connected after a start). */
+  private stalePending = false;
+  /** ServiceExport `<ns>/<name>` → the resourceVersions of it, its Service and its EndpointSlices last seen. */
+  private readonly seen = new Map<string, string>();
   private joined = false;
   private templateKey: string | undefined;
   /** Its configuration enables stretched policy (read at each start): label identities are imported. */
@@ -133,7 +163,7 @@ export class AntreaMemberPlayer {
   private stopped = false;
   /** The last error of a pass, until one succeeds (what a timeout reports). */
   lastError: string | undefined;
-  readonly events: PlayerEvents = { dropped: [], epochs: 0, staleDeleted: [] };
+  readonly events: PlayerEvents = { dropped: [], epochs: 0, staleDeleted: [], skipped: [], lost: [] };
 
   constructor(
     readonly id: string,
@@ -177,21 +207,36 @@ export class AntreaMemberPlayer {
     const cs = sets[0];
     if (!cs || md(cs).deletionTimestamp) {
       if (this.joined) await this.leave();
+      await this.exportServices(undefined); // no connection: every event dropped
       return;
     }
     this.joined = true;
     const conn = await this.connect(cs);
-    const was = this.connected;
-    this.connected = conn !== undefined;
+    this.setConnected(conn !== undefined);
     if (conn) {
       if (Date.now() - this.lastAnnounce >= 10_000) {
         await conn.member.announce();
         this.lastAnnounce = Date.now();
       }
-      await this.exportServices(conn);
-      await this.importAll(conn);
+      if (this.stalePending) {
+        const ris = await items(
+          conn.auth,
+          collectionPath(resource('ResourceImport'), conn.leaderNs),
+          conn.agent,
+        );
+        await this.cleanUpImported(new Set(ris.map((ri) => md(ri).name)));
+        await this.cleanUpStaleExports(conn);
+        this.stalePending = false;
+      }
     }
-    if (was !== this.connected || Date.now() - this.lastStatus >= 30_000) await this.writeStatus(cs);
+    await this.exportServices(conn);
+    if (conn) await this.importAll(conn);
+    if (Date.now() - this.lastStatus >= 30_000) await this.writeStatus(cs);
+  }
+
+  private setConnected(connected: boolean): void {
+    if (connected !== this.connected) this.connectionSince = new Date();
+    this.connected = connected;
   }
 
   /** The connection `leaders[0]` names; rebuilt when it changes; undefined without a token. */
@@ -237,10 +282,14 @@ export class AntreaMemberPlayer {
     const p = `${collectionPath(resource('ClusterSet'), this.memberNs)}/${md(cs).name}`;
     const leader = String((((spec(cs).leaders as Obj[] | undefined) ?? [])[0] ?? {}).clusterID);
     const generation = Number(md(cs).generation ?? 1);
-    const next = { ...cs, status: memberClusterSetStatus(leader, this.connected, generation, new Date()) };
+    const next = {
+      ...cs,
+      status: memberClusterSetStatus(leader, this.connected, generation, this.connectionSince),
+    };
     const r = await request(this.admin, 'PUT', `${p}/status`, next);
     ok('update member ClusterSet status', r, 200, 409, 404);
-    if (r.status === 200) this.lastStatus = Date.now();
+    // Every 30 s from its start, whatever the write did (a timer, not a retry).
+    this.lastStatus = Date.now();
   }
 
   /** What cleanUpResources does once the ClusterSet is gone: the announce, then what was imported. */
@@ -253,7 +302,7 @@ export class AntreaMemberPlayer {
     this.conn?.agent.destroy();
     this.conn = undefined;
     this.joined = false;
-    this.connected = false;
+    this.setConnected(false);
     this.exported.clear();
     this.services.clear();
     this.reasons.clear();
@@ -262,86 +311,145 @@ export class AntreaMemberPlayer {
   // -----------------------------------------------------------------------------------------------
   // Exports (§c.1)
 
-  private async exportServices(conn: Connection): Promise<void> {
+  /**
+   * The ServiceExport controller: one reconcile per event (see the top of this file), dropped while
+   * not connected (`conn` undefined), never retried.
+   */
+  private async exportServices(conn: Connection | undefined): Promise<void> {
     const base = `/apis/multicluster.x-k8s.io/v1alpha1`;
     const exports = await items(this.admin, `${base}/serviceexports`);
-    const live = new Set<string>();
+    const live = new Map<string, Obj>();
     for (const se of exports) {
       const { name, namespace } = md(se) as { name: string; namespace: string };
-      const at = `${namespace}/${name}`;
-      if (md(se).deletionTimestamp) continue;
-      live.add(at);
+      if (!md(se).deletionTimestamp) live.set(`${namespace}/${name}`, se);
+    }
+    for (const [at, se] of live) {
+      const [namespace, name] = at.split('/') as [string, string];
       const svc = await request(this.admin, 'GET', `/api/v1/namespaces/${namespace}/services/${name}`);
-      let failure: { reason: string; message: string } | undefined;
-      let ports: ServicePort[] = [];
-      let clusterIP = '';
-      if (svc.status === 404) failure = { reason: 'ServiceNotFound', message: 'Service does not exist' };
-      else {
-        const s = ok(`get Service ${at}`, svc, 200).json as Obj;
-        const annotations = (md(s).annotations ?? {}) as Record<string, string>;
-        ports = (spec(s).ports as ServicePort[] | undefined) ?? [];
-        clusterIP = String(spec(s).clusterIP ?? '');
-        if (IMPORTED_SERVICE in annotations)
-          failure = { reason: 'ImportedService', message: 'The Service is imported, not allowed to export' };
-        else if (!(await this.hasReadyEndpoints(namespace, name)))
-          failure = { reason: 'ServiceWithoutEndpoints', message: 'Service has no Endpoints' };
-      }
-      const reason = failure?.reason ?? 'Succeed';
-      if (this.reasons.get(at) !== reason) {
-        const p = `${base}/namespaces/${namespace}/serviceexports/${name}/status`;
-        const r = await request(this.admin, 'PUT', p, {
-          ...se,
-          status: serviceExportStatus(new Date(), failure),
-        });
-        ok(`ServiceExport ${at} status`, r, 200, 409);
-        if (r.status === 200) this.reasons.set(at, reason);
-      }
-      const sExport = conn.member.serviceExport(namespace, name, ports);
-      const eExport = conn.member.endpointsExport(
-        namespace,
-        name,
-        SimulatedMember.clusterIpSubsets(clusterIP, ports),
-      );
-      if (failure) {
-        await this.withdraw(conn, namespace, name);
+      const slices = await this.slices(namespace, name);
+      const version = JSON.stringify([
+        md(se).resourceVersion,
+        svc.status === 200 ? md(svc.json as Obj).resourceVersion : '',
+        slices.map((x) => md(x).resourceVersion).sort(),
+      ]);
+      if (this.seen.get(at) === version) continue; // no event
+      this.seen.set(at, version);
+      if (!conn) {
+        this.events.skipped.push(`${this.events.epochs}:${at}`);
         continue;
       }
-      for (const x of [sExport, eExport]) {
-        const text = JSON.stringify(x.spec);
-        if (this.exported.get(x.metadata.name) === text) continue;
-        await conn.member.upsertExport(x);
-        this.exported.set(x.metadata.name, text);
-      }
-      this.services.add(at);
+      await this.reconcileExport(conn, se, svc, slices);
     }
-    // ServiceExports that went away: their exports are withdrawn (the Service export first).
-    for (const at of [...this.services]) {
+    // ServiceExports that went away: a delete event each.
+    for (const at of [...this.seen.keys()]) {
       if (live.has(at)) continue;
+      this.seen.delete(at);
+      if (!conn) {
+        this.events.skipped.push(`${this.events.epochs}:${at}`);
+        continue;
+      }
       const [ns, name] = at.split('/') as [string, string];
-      await this.withdraw(conn, ns, name);
+      // `if svcInstalled { cleanup() }`: what this process did not export it does not withdraw.
+      if (this.services.has(at)) await this.withdraw(conn, ns, name);
+      else this.events.lost.push(`${this.events.epochs}:${at}`);
     }
   }
 
-  private async withdraw(conn: Connection, ns: string, name: string): Promise<void> {
+  /** One connected reconcile of a live ServiceExport (§c.1). */
+  private async reconcileExport(conn: Connection, se: Obj, svc: Response, slices: Obj[]): Promise<void> {
+    const base = `/apis/multicluster.x-k8s.io/v1alpha1`;
+    const { name, namespace } = md(se) as { name: string; namespace: string };
+    const at = `${namespace}/${name}`;
+    let failure: { reason: string; message: string } | undefined;
+    let ports: ServicePort[] = [];
+    let clusterIP = '';
+    if (svc.status === 404) failure = { reason: 'ServiceNotFound', message: 'Service does not exist' };
+    else {
+      const s = ok(`get Service ${at}`, svc, 200).json as Obj;
+      const annotations = (md(s).annotations ?? {}) as Record<string, string>;
+      ports = (spec(s).ports as ServicePort[] | undefined) ?? [];
+      clusterIP = String(spec(s).clusterIP ?? '');
+      if (IMPORTED_SERVICE in annotations)
+        failure = { reason: 'ImportedService', message: 'The Service is imported, not allowed to export' };
+      else if (!hasReadyEndpoints(slices))
+        failure = { reason: 'ServiceWithoutEndpoints', message: 'Service has no Endpoints' };
+    }
+    const reason = failure?.reason ?? 'Succeed';
+    if (this.reasons.get(at) !== reason) {
+      const p = `${base}/namespaces/${namespace}/serviceexports/${name}/status`;
+      const r = await request(this.admin, 'PUT', p, {
+        ...se,
+        status: serviceExportStatus(new Date(), failure),
+      });
+      ok(`ServiceExport ${at} status`, r, 200, 409);
+      if (r.status === 200) this.reasons.set(at, reason);
+    }
+    if (failure) {
+      // Cleaned up whether or not this process exported it (Antrea: "try to clean up anyway").
+      await this.withdraw(conn, namespace, name, true);
+      return;
+    }
+    const sExport = conn.member.serviceExport(namespace, name, ports);
+    const eExport = conn.member.endpointsExport(
+      namespace,
+      name,
+      SimulatedMember.clusterIpSubsets(clusterIP, ports),
+    );
+    for (const x of [sExport, eExport]) {
+      const text = JSON.stringify(x.spec);
+      if (this.exported.get(x.metadata.name) === text) continue;
+      await conn.member.upsertExport(x);
+      this.exported.set(x.metadata.name, text);
+    }
+    this.services.add(at);
+  }
+
+  private async withdraw(conn: Connection, ns: string, name: string, anyway = false): Promise<void> {
     const s = `${this.id}-${ns}-${name}-service`;
     const e = `${this.id}-${ns}-${name}-endpoints`;
-    if (!this.services.has(`${ns}/${name}`)) return;
+    if (!anyway && !this.services.has(`${ns}/${name}`)) return;
     await conn.member.withdrawService(ns, name);
     this.exported.delete(s);
     this.exported.delete(e);
     this.services.delete(`${ns}/${name}`);
   }
 
-  private async hasReadyEndpoints(ns: string, name: string): Promise<boolean> {
-    const slices = await items(
+  private slices(ns: string, name: string): Promise<Obj[]> {
+    return items(
       this.admin,
       `/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3D${name}`,
     );
-    return slices.some((s) =>
-      ((s.endpoints as Obj[] | undefined) ?? []).some(
-        (e) => (e.conditions as { ready?: boolean } | undefined)?.ready !== false,
-      ),
+  }
+
+  /**
+   * The stale cleanup's export half, once connected after a start (MEMBER/stale_controller.go
+   * cleanUpServiceResourceExports): this member's Service and Endpoints ResourceExports whose
+   * ServiceExport is gone are deleted.
+   */
+  private async cleanUpStaleExports(conn: Connection): Promise<void> {
+    const exports = await items(this.admin, '/apis/multicluster.x-k8s.io/v1alpha1/serviceexports');
+    const have = new Set(exports.map((se) => `${md(se).namespace}/${md(se).name}`));
+    const res = await items(
+      conn.auth,
+      `${collectionPath(resource('ResourceExport'), conn.leaderNs)}?labelSelector=sourceClusterID%3D${this.id}`,
+      conn.agent,
     );
+    for (const re of res) {
+      const k = String(spec(re).kind);
+      if (k !== 'Service' && k !== 'Endpoints') continue;
+      if (have.has(`${String(spec(re).namespace)}/${String(spec(re).name)}`)) continue;
+      const r = await request(
+        conn.auth,
+        'DELETE',
+        `${collectionPath(resource('ResourceExport'), conn.leaderNs)}/${md(re).name}`,
+        undefined,
+        undefined,
+        30_000,
+        conn.agent,
+      );
+      ok(`delete stale ResourceExport ${md(re).name}`, r, 200, 202, 404);
+      if (r.status !== 404) this.events.staleDeleted.push(`ResourceExport ${md(re).name}`);
+    }
   }
 
   // -----------------------------------------------------------------------------------------------
@@ -368,13 +476,18 @@ export class AntreaMemberPlayer {
     this.conn?.agent.destroy();
     this.conn = undefined;
     this.joined = false;
-    this.connected = false;
+    this.setConnected(false);
     this.lastAnnounce = 0;
-    this.lastStatus = 0;
+    this.lastStatus = Date.now(); // its status timer starts with the process
     this.dropped.clear();
     this.exported.clear();
     this.services.clear();
     this.reasons.clear();
+    this.seen.clear();
+    this.stalePending = true;
+    // Its informers list every ServiceExport at once, and each is reconciled before the connection
+    // to the leader is up: dropped (the race Antrea's member loses at every start).
+    await this.exportServices(undefined);
     const cfg = await request(
       this.admin,
       'GET',
@@ -382,12 +495,12 @@ export class AntreaMemberPlayer {
     );
     this.stretched = cfg.status === 200 && readMcConfig(cfg.json as LiveObject).enableStretchedNetworkPolicy;
     const cs = (await items(this.admin, collectionPath(resource('ClusterSet'), this.memberNs)))[0];
-    const conn = cs && !md(cs).deletionTimestamp ? await this.connect(cs) : undefined;
-    if (cs && !conn) return; // no token yet: its clean-up waits for the leader's imports
-    const ris = conn
-      ? await items(conn.auth, collectionPath(resource('ResourceImport'), conn.leaderNs), conn.agent)
-      : [];
-    await this.cleanUpImported(new Set(ris.map((ri) => md(ri).name)));
+    // Started with no ClusterSet, it deletes everything it imported; with one, its stale cleanup
+    // waits until it is connected (pass(), retried as Antrea retries it).
+    if (!cs || md(cs).deletionTimestamp) {
+      this.stalePending = false;
+      await this.cleanUpImported(new Set());
+    }
   }
 
   /**

@@ -6,9 +6,10 @@
  * - the leader as `antctl mc deploy leadercluster` leaves it: its CRDs (the vendored schemas), the
  *   Namespace, the controller's ServiceAccount, Roles and bindings, the member Role
  *   `antrea-mc-member-cluster-role`, ConfigMap `antrea-mc-controller-config`, Service
- *   `antrea-mc-webhook-service`, Deployment `antrea-mc-controller` (no Antrea image exists here and
- *   the leader has no nodes, or `nodes` gives it one: its Pod never runs, as a leader whose controller
- *   went away), all
+ *   `antrea-mc-webhook-service`, Deployment `antrea-mc-controller` (no Antrea image exists here: with
+ *   no node in the leader its Pod stays Pending, as a leader whose controller went away; with
+ *   `leaderRuns` the leader's node holds the played leader's image under Antrea's name, and its Pod
+ *   runs the played leader, which waits for the test's start signal: antrea-leader-pod.ts), all
  *   labelled `app: antrea`, created one by one (antctl creates each object, field manager `antctl`);
  *   then `antctl mc init`'s leader ClusterSet;
  * - per member, its identity, the `antctl` way (`antctl mc create membertoken NAME --cluster-id ID`:
@@ -43,7 +44,6 @@
  *
  * Nothing here runs afterwards: no controller refreshes the announces or reconciles anything.
  */
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
@@ -71,6 +71,8 @@ import {
 } from './antrea-member';
 import { ANTREA_MEMBER_CRDS } from './crds';
 import { tokenFor } from './fixture';
+import { playedLeaderImage } from './antrea-leader-pod';
+import { selfSigned } from './certs';
 import { SimulatedMember, type ServicePort } from './member';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -122,11 +124,18 @@ export interface AntreaSetOptions {
   readonly dir: string;
   /**
    * Each cluster gets a node (test/kube), for Pods that must run: the reconciler's and the restart
-   * Jobs' under the real Argo CD. Antrea's own Deployments then have Pods that cannot start (no
+   * Jobs' under the real Argo CD. Antrea's member Deployments then have Pods that cannot start (no
    * Antrea image exists here), as a Pod whose image is gone.
    * @default false
    */
   readonly nodes?: boolean;
+  /**
+   * Antrea's leader runs over the set: the leader gets a node (when `nodes` gives it none) holding the
+   * played leader's image (antrea-leader-pod.ts) under the name its Deployment names, so that its Pod
+   * runs it under a real kubelet; it starts working once the test says start (PlayedAntreaLeader).
+   * @default false
+   */
+  readonly leaderRuns?: boolean;
 }
 
 export interface PlayedExport {
@@ -221,31 +230,6 @@ async function get(auth: Auth, o: Obj): Promise<Obj> {
 
 const rfc3339 = (d = new Date()) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 const ANTREA = { app: 'antrea' };
-
-/**
- * A self-signed certificate `<base>.crt` and key `<base>.key` in `dir` (RSA 2048, openssl), with
- * extra `openssl req` arguments (e.g. `-addext subjectAltName=...`); the PEMs.
- */
-export function selfSigned(
-  dir: string,
-  base: string,
-  cn: string,
-  days: number,
-  extra: readonly string[] = [],
-): { key: string; cert: string } {
-  fs.mkdirSync(dir, { recursive: true });
-  execFileSync(
-    'openssl',
-    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${base}.key`, '-out', `${base}.crt`]
-      .concat(['-days', String(days), '-subj', `/CN=${cn}`])
-      .concat(extra),
-    { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  return {
-    key: fs.readFileSync(path.join(dir, `${base}.key`), 'utf8'),
-    cert: fs.readFileSync(path.join(dir, `${base}.crt`), 'utf8'),
-  };
-}
 
 /** A self-signed CA in `dir` (what Antrea's CA controller would generate): the PEM. */
 function selfSignedCa(dir: string): string {
@@ -604,6 +588,7 @@ export async function setUpAntreaSet(o: AntreaSetOptions): Promise<AntreaSet> {
   const memberNs = 'kube-system';
   const ids = [leaderId, ...memberIds];
   fs.mkdirSync(o.dir, { recursive: true });
+  const image = o.leaderRuns ? playedLeaderImage() : undefined;
   // One start per cluster: each may have flags of its own (an audit log file, say).
   const started = await Promise.all(
     ids.map(async (id) => {
@@ -611,13 +596,17 @@ export async function setUpAntreaSet(o: AntreaSetOptions): Promise<AntreaSet> {
       fs.mkdirSync(dir, { recursive: true });
       const args = o.apiserverArgs?.(id, dir) ?? [];
       const name = `${o.prefix}-${id}`;
+      const node = o.nodes || (o.leaderRuns && id === leaderId);
       const m = await startClusters([name], {
         ...(args.length > 0 ? { apiserverArgs: args } : {}),
-        ...(o.nodes ? { nodes: [name] } : {}),
+        ...(node ? { nodes: [name] } : {}),
       });
       return [id, m.get(name)!] as const;
     }),
   );
+  // Before Antrea's leader Deployment exists: its Pod finds the image at once, with no pull back-off.
+  if (image)
+    for (const n of started.find(([id]) => id === leaderId)![1].nodes) await n.importImage(await image);
   const clusters = new Map(started);
   const leader = clusters.get(leaderId)!;
   const admin = leader.admin;

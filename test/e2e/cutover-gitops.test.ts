@@ -127,7 +127,7 @@ async function argoCdStandby(w: World, g: GitOpsWorld, sha: string): Promise<voi
 
 /** The runbook through `tool`, over a set of its own (prefix `prefix`). */
 async function runbookThrough(tool: Tool, prefix: string): Promise<void> {
-  const w = await world(prefix, { nodes: true });
+  const w = await world(prefix);
   const g = new GitOpsWorld({
     tool,
     prefix,

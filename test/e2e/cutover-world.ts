@@ -5,9 +5,11 @@
 //
 // Running throughout, once world() returns:
 // - Antrea's LEADER controller, PLAYED (antrea-leader-player.ts): it merges exports into imports,
-//   allocates label IDs, writes statuses and finalizers as its ServiceAccount, runs while its
-//   Deployment has replicas, and serves its webhooks from this process (their clientConfig is a
-//   loopback URL instead of the Service: the one difference from the real install, said there);
+//   allocates label IDs, writes statuses and finalizers as its ServiceAccount, and serves its
+//   webhooks (their clientConfig is its Pod's URL instead of the Service: the one difference from
+//   the real install, said there). It runs as the process of its Deployment's Pod under the leader
+//   node's real kubelet (antrea-leader-pod.ts), so it stops as a Pod stops: SIGTERM when the Pod is
+//   marked for deletion, then on writing until it exits (`exitAfterSigtermMs`);
 // - Antrea's MEMBER controller in each member, PLAYED (antrea-member-player.ts: announces, exports,
 //   imports, its restart's stale cleanup), its webhooks served from this process too;
 // - label churn in each member (cutover-churn.ts): Pods' label sets change, identities come and go;
@@ -28,12 +30,16 @@ import { applyBundle, loadBundle } from '../kube/apply';
 import type { Cluster } from '../kube/cluster';
 import { request } from '../kube/cluster';
 import { eventually } from '../kube/wait';
-import { AntreaLeaderPlayer, AntreaWebhookServer } from './antrea-leader-player';
+import { AntreaWebhookServer } from './antrea-leader-player';
+import { addressesOf, PlayedAntreaLeader } from './antrea-leader-pod';
 import { AntreaMemberPlayer } from './antrea-member-player';
 import { LEADER_WEBHOOKS, setUpAntreaSet, type AntreaSet } from './antrea-set';
 import { isChurnLabel, LabelChurn } from './cutover-churn';
 import { describeAnomalies, ImportWatchers } from './cutover-watch';
+import { webhookServingCert } from './certs';
 import { cli } from './cli';
+import { imageArchive } from './gitops';
+import { apiOf } from '../kube/http';
 import { contextsKubeconfig, createRbac, kubeconfigFor, tokenFor, type ClusterSetFixture } from './fixture';
 import { SimulatedMember } from './member';
 import type { ReconcilerProcess } from './reconciler-process';
@@ -45,7 +51,7 @@ export interface World {
   set: AntreaSet;
   dir: string;
   members: Map<string, Cluster>;
-  leaderPlayer: AntreaLeaderPlayer;
+  leaderPlayer: PlayedAntreaLeader;
   memberWebhooks: AntreaWebhookServer;
   memberPlayers: Map<string, AntreaMemberPlayer>;
   churn: LabelChurn;
@@ -59,37 +65,43 @@ export interface World {
   log: string[];
 }
 
+export interface WorldOptions {
+  /** How long Antrea's leader goes on after SIGTERM. @default 1000 */
+  readonly exitAfterSigtermMs?: number;
+}
+
 /**
- * A played set (prefix `prefix`) with everything above running and settled. `nodes`: every cluster
- * gets a node (test/kube), for bundles delivered by the real Argo CD (their Pods and Jobs run).
+ * A played set (prefix `prefix`) with everything above running and settled. Every cluster has a node
+ * (test/kube): Antrea's leader runs on the leader's; the members' hold the reconciler image
+ * (`clusterset image build`), whose restart Jobs run there under real kubelets, as do bundles
+ * delivered by the real Argo CD or Flux.
  */
-export async function world(prefix: string, o: { nodes?: boolean } = {}): Promise<World> {
+export async function world(prefix: string, o: WorldOptions = {}): Promise<World> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `clusterset-${prefix}-`));
-  const set = await setUpAntreaSet({
-    prefix,
-    identities: 'antctl',
-    dir,
-    ...(o.nodes ? { nodes: true } : {}),
-  });
+  const image = imageArchive();
+  const set = await setUpAntreaSet({ prefix, identities: 'antctl', dir, leaderRuns: true, nodes: true });
+  // The members' nodes run the restart Jobs. Not the leader's: there the reconciler runs as the test
+  // starts it (a process here, or the bundle's Deployment once GitOpsWorld.attach() loads the image).
+  for (const id of set.memberIds)
+    for (const n of set.clusters.get(id)!.nodes) await n.importImage(await image);
   const members = new Map(set.memberIds.map((id) => [id, set.clusters.get(id)!]));
   const watchers = ImportWatchers.forSet(set.leader, set.leaderNs, members, set.memberNs, isChurnLabel);
   await watchers.start();
   const t0 = Date.now();
   // Antrea's member controllers serve their webhooks (vclusterset, vgateway) all along.
   const memberWebhooks = new AntreaWebhookServer({
-    clusters: members,
+    clusters: new Map([...members].map(([id, c]) => [id, apiOf(c.admin)])),
     leaderNs: set.leaderNs,
     clusterSetId: set.clusterSetId,
-    dir,
+    tls: webhookServingCert(path.join(dir, 'member-webhooks'), ['127.0.0.1']),
   });
   await memberWebhooks.start();
-  const leaderPlayer = new AntreaLeaderPlayer({
-    leader: set.leader,
-    leaderNs: set.leaderNs,
-    clusterSetId: set.clusterSetId,
-    dir,
-  });
-  await leaderPlayer.start();
+  const leaderPlayer = await PlayedAntreaLeader.start(
+    set.leader,
+    set.leaderNs,
+    webhookServingCert(path.join(dir, 'leader-webhooks'), addressesOf(set.leader.nodes[0]!.podCIDR)),
+    o.exitAfterSigtermMs !== undefined ? { exitAfterSigtermMs: o.exitAfterSigtermMs } : {},
+  );
   const memberPlayers = new Map<string, AntreaMemberPlayer>();
   for (const [id, c] of members) {
     const p = new AntreaMemberPlayer(id, c, set.memberNs);
@@ -333,10 +345,16 @@ export async function compileModel(w: World, modelFile: string, standby: boolean
   return out;
 }
 
-/** (b) One member under GitOps: its bundle applied as Argo CD does, then its restart Job's command. */
+/**
+ * (b) One member under GitOps: its bundle applied as Argo CD does; its restart Job runs under the
+ * member node's kubelet and restarts Antrea's (played) member controller, which the test waits for.
+ * The Job then waits for that controller to connect and re-exports; restartJobsDone() checks it.
+ */
 export async function memberUnderGitOps(w: World, id: string): Promise<void> {
   const c = w.members.get(id)!;
   const bundle = path.join(w.out!, 'clusters', id);
+  const p = w.memberPlayers.get(id)!;
+  const epochs = p.events.epochs;
   const res = await applyBundle(c, bundle);
   assert.equal(
     res.rejected.map((x) => `${x.kind} ${x.name}: ${x.message}`),
@@ -344,25 +362,48 @@ export async function memberUnderGitOps(w: World, id: string): Promise<void> {
     `member ${id} bundle`,
   );
   const job = loadBundle(bundle).find((b) => b.obj.kind === 'Job');
-  const p = w.memberPlayers.get(id)!;
-  const epochs = p.events.epochs;
-  if (job) {
-    // The restart Job (no node runs it here): its own command line, run against the member.
-    const container = ((job.obj.spec as Obj).template as { spec: { containers: { args: string[] }[] } }).spec
-      .containers[0]!;
-    const kc = path.join(w.dir, `${id}-admin.kubeconfig`);
-    fs.copyFileSync(c.kubeconfigPath, kc);
-    const r = await cli([...container.args, '--kubeconfig', kc]);
-    assert.is(r.code, 0, `restart-member-controller in ${id}: ${r.stdout}${r.stderr}`);
+  if (job)
     await eventually(
-      `member ${id} restarted`,
+      `member ${id} restarted by its restart Job`,
       async () => (p.events.epochs > epochs ? true : undefined),
-      30_000,
+      120_000,
     );
-  }
   w.log.push(
     `member ${id}: bundle applied (${res.applied.length} objects); restart Job ${job ? 'run' : 'absent'}; stale cleanup deleted [${p.events.staleDeleted.join(', ')}]`,
   );
+}
+
+/**
+ * Every member's restart Job completed, having recorded `done` on its member's ClusterSet (it waits
+ * for the restarted controller to report its leader connected, which the member writes every 30 s).
+ */
+export async function restartJobsDone(w: World): Promise<void> {
+  for (const [id, c] of w.members) {
+    const bundle = loadBundle(path.join(w.out!, 'clusters', id));
+    const job = bundle.find((b) => b.obj.kind === 'Job');
+    if (!job) continue;
+    const name = (job.obj.metadata as { name: string }).name;
+    const ns = (job.obj.metadata as { namespace: string }).namespace;
+    await eventually(
+      `${id}: restart Job ${name} complete`,
+      async () => {
+        const r = await request(c.admin, 'GET', `/apis/batch/v1/namespaces/${ns}/jobs/${name}`);
+        return ((r.json as { status?: { succeeded?: number } } | undefined)?.status?.succeeded ?? 0) > 0
+          ? true
+          : undefined;
+      },
+      120_000,
+      1000,
+    );
+    const cs = await request(
+      c.admin,
+      'GET',
+      `/apis/multicluster.crd.antrea.io/v1alpha2/namespaces/${w.set.memberNs}/clustersets/${w.set.clusterSetId}`,
+    );
+    const annotations =
+      ((cs.json as Obj).metadata as { annotations?: Record<string, string> }).annotations ?? {};
+    assert.is(annotations['clusterset/restart'], `${name} done`, `${id}: the restart Job's record`);
+  }
 }
 
 /** A ClusterSetFixture as startReconciler needs it, over the compiled leader bundle. */
@@ -404,6 +445,40 @@ export async function leaseHolder(w: World): Promise<string | undefined> {
   return l.spec.holderIdentity;
 }
 
+/** When the current holder took the reconciler's Lease (its `acquireTime`, the API server's clock), epoch ms. */
+export async function leaseAcquiredAt(w: World): Promise<number | undefined> {
+  const r = await request(
+    w.set.leader.admin,
+    'GET',
+    `/apis/coordination.k8s.io/v1/namespaces/${w.set.leaderNs}/leases/${RECONCILER_NAME}`,
+  );
+  const t = (r.json as { spec?: { acquireTime?: string } } | undefined)?.spec?.acquireTime;
+  // A MicroTime: microseconds, which Date.parse may not take.
+  return t ? Date.parse(t.replace(/(\.\d{3})\d*Z$/, '$1Z')) : undefined;
+}
+
+/**
+ * The reconciler took the Lease only once the process of Antrea's leader had exited, and that process
+ * wrote nothing after: the cut-over never had two leader writers. Returns a line for the log.
+ */
+export async function assertNoOverlap(w: World): Promise<string> {
+  const proc = w.leaderPlayer.current!;
+  const acquired = await leaseAcquiredAt(w);
+  assert.ok(acquired !== undefined, 'the reconciler holds its Lease');
+  assert.ok(proc.exitedAt !== undefined, "Antrea's leader process exited");
+  const late = proc.writes.filter((x) => x.t >= acquired!);
+  assert.ok(
+    acquired! >= proc.exitedAt!,
+    `the reconciler took the Lease ${((proc.exitedAt! - acquired!) / 1000).toFixed(2)} s before Antrea's leader process exited`,
+  );
+  assert.equal(late, [], "Antrea's leader wrote after the reconciler took the Lease");
+  const after = proc.writes.filter((x) => proc.sigtermAt !== undefined && x.t >= proc.sigtermAt);
+  return (
+    `Antrea's leader got SIGTERM, wrote ${after.length} times more, exited ${((proc.exitedAt! - (proc.sigtermAt ?? proc.exitedAt!)) / 1000).toFixed(2)} s later; ` +
+    `the reconciler took the Lease ${((acquired! - proc.exitedAt!) / 1000).toFixed(2)} s after it exited`
+  );
+}
+
 /** (d) Antrea's leader webhook configurations deleted (unless `keepWebhooks`), its Deployment scaled to zero. */
 export async function stopAntreaLeader(w: World, keepWebhooks = false): Promise<void> {
   const a = w.set.leader.admin;
@@ -425,7 +500,7 @@ export async function stopAntreaLeader(w: World, keepWebhooks = false): Promise<
     'application/merge-patch+json',
   );
   assert.is(r.status, 200, `scale: ${r.body}`);
-  assert.ok(await w.leaderPlayer.waitStopped(10_000), "Antrea's leader did not stop within its grace period");
+  assert.ok(await w.leaderPlayer.waitStopped(15_000), "Antrea's leader did not stop within its grace period");
 }
 
 /**
@@ -475,14 +550,14 @@ export async function runPrintedStep(w: World, n: number): Promise<string[]> {
 
 export function report(w: World, title: string): void {
   const extra = [
-    `leader player: ${w.leaderPlayer.passes} passes, ${w.leaderPlayer.writes.length} writes, ${w.leaderPlayer.errors.length} errors` +
+    `leader player: ${w.leaderPlayer.processes.length} processes, ${w.leaderPlayer.passes} passes, ${w.leaderPlayer.writes.length} writes, ${w.leaderPlayer.errors.length} errors` +
       (w.leaderPlayer.errors.length
         ? `\n  ${w.leaderPlayer.errors
             .slice(0, 8)
             .map((e) => `${e.what}: ${e.status} ${e.message}`)
             .join('\n  ')}`
         : ''),
-    `leader webhooks denied: ${w.leaderPlayer.webhooks?.denied.length ?? 0} ${JSON.stringify(w.leaderPlayer.webhooks?.denied.slice(0, 4) ?? [])}`,
+    `leader webhooks denied: ${w.leaderPlayer.denied.length} ${JSON.stringify(w.leaderPlayer.denied.slice(0, 4))}`,
     `churn: ${w.churn.steps} steps, ${w.churn.errors.length} errors ${JSON.stringify(w.churn.errors.slice(0, 4))}`,
     ...[...w.memberPlayers].map(
       ([id, p]) =>

@@ -6,12 +6,11 @@
 // kubelet reports.
 
 import * as http from 'node:http';
-import * as https from 'node:https';
-import { createInterface } from 'node:readline';
 import { RECONCILER_NAME } from '../../lib/names';
 import { RECONCILER_PORT } from '../../lib/render/reconciler';
-import type { Auth, Cluster } from '../kube/cluster';
+import type { Cluster } from '../kube/cluster';
 import { request } from '../kube/cluster';
+import { followLines } from '../kube/http';
 import { eventually } from '../kube/wait';
 import type { RunningReconciler } from './reconciler-flows';
 import { parseMetrics, type LogLine } from './reconciler-process';
@@ -45,40 +44,6 @@ export interface Pod {
 
 /** A log line of one Pod: the reconciler's JSON, with the Pod it came from. */
 export type PodLogLine = LogLine & { pod: string };
-
-/** GET with a streamed body, one callback per line, until the server ends it or `signal` aborts. */
-function followLines(
-  auth: Auth,
-  path: string,
-  onLine: (line: string) => void,
-  signal: AbortSignal,
-): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = https.request(
-      new URL(path, auth.server),
-      { method: 'GET', ca: auth.ca, cert: auth.cert, key: auth.key, agent: false },
-      (res) => {
-        // A stream the server or the kubelet cuts (a Pod going away) ends it, never throws.
-        res.on('error', () => resolve(res.statusCode ?? 0));
-        if (res.statusCode !== 200) {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-          return;
-        }
-        // readline re-emits the stream's errors: handled above, so ignored here.
-        createInterface({ input: res, crlfDelay: Infinity })
-          .on('line', onLine)
-          .on('error', () => undefined);
-        res.on('end', () => resolve(200));
-      },
-    );
-    const abort = () => req.destroy();
-    signal.addEventListener('abort', abort, { once: true });
-    req.on('error', (e) => (signal.aborted ? resolve(0) : reject(e)));
-    req.on('close', () => signal.removeEventListener('abort', abort));
-    req.end();
-  });
-}
 
 /** The reconciler's container status in a Pod. */
 export function reconcilerStatus(p: Pod) {

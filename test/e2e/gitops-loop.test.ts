@@ -28,6 +28,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ClusterSetProps } from '../../lib/model';
 import {
+  DEFAULT_RECONCILER_IMAGE as BUILT_IMAGE,
   MEMBER_CONTROLLER_DEPLOYMENT,
   MEMBER_RESTART_NAME,
   RECONCILER_NAME,
@@ -43,7 +44,7 @@ import { collectionPath, resource } from '../../lib/status/resources';
 import type { Cluster } from '../kube/cluster';
 import { request, stopAll } from '../kube/cluster';
 import { eventually, sleep } from '../kube/wait';
-import { kubectlApply, antreaMemberConfigMap } from './antrea-member';
+import { kubectlApply, antreaMemberConfigMap, installAntreaMemberDeployment } from './antrea-member';
 import { loadYaml } from '../../lib/yaml';
 import { IMPORTED_ACNP } from '../helpers/antrea-member-imports';
 import { GitOpsWorld, everything, listedKey, type Listed, type Published, type Tool } from './gitops';
@@ -80,6 +81,8 @@ const RESYNC_MS: Record<Tool, number> = { argocd: 20_000, flux: 30_000 };
 
 interface Shape {
   members: string[];
+  /** reconciler.image, when not the one the world built and loaded. */
+  image?: string;
   services: { namespace: string; name: string; ports: typeof CART.ports; exportedFrom: string[] }[];
   day2?: boolean;
   stretchedEast?: boolean;
@@ -128,7 +131,7 @@ function model(w: GitOpsWorld, s: Shape): ClusterSetProps {
           ]
         : []),
     ],
-    reconciler: { replicas: 1 },
+    reconciler: { replicas: 1, ...(s.image ? { image: s.image } : {}) },
     delivery: {
       repoURL: w.git.url,
       branch: 'main',
@@ -757,6 +760,174 @@ function worldSuite(tool: Tool): void {
   );
 
   step(
+    "a pull request whose restart Jobs cannot run yet (reconciler.image not pushed; Antrea's member controller gone from central) withdraws central's export of shop/cart: the withdrawal is pruned and reaches the leader meanwhile, each member says why, and the Jobs run by themselves once the image is pushed and Antrea is back",
+    async () => {
+      const central = w.cluster('central');
+      const east = w.cluster('east');
+      const ns = 'kube-system';
+      // Antrea's member controller gone from central (its install undone, say): the restart there
+      // will have nothing to restart. The played controller runs on: it is the process, not the object.
+      await w.kubectl([
+        '--context',
+        'central',
+        '-n',
+        ns,
+        'delete',
+        'deployment',
+        MEMBER_CONTROLLER_DEPLOYMENT,
+      ]);
+      const unpushed = `${BUILT_IMAGE}-next`;
+      const p = await publish(
+        {
+          ...shape,
+          image: unpushed,
+          services: shape.services.map((x) => (x.name === CART.name ? { ...x, exportedFrom: ['east'] } : x)),
+        },
+        'fleet: a new reconciler image; central stops exporting shop/cart',
+      );
+      await w.refresh();
+      // Not held back: central's ServiceExport is pruned, and its export withdrawn from the leader
+      // (central's controller had re-exported it after its last restart: the restart Job of then).
+      await eventually(
+        `central's ServiceExport shop/cart pruned (${w.troubles()})`,
+        async () =>
+          (await get(central, objectPath('ServiceExport', CART.name, CART.namespace))) ? undefined : true,
+        120_000,
+      );
+      await eventually(
+        "central's exports of shop/cart withdrawn from the leader",
+        async () => {
+          const left = (await list(w.hub, collectionPath(resource('ResourceExport'), LNS))).filter((e) =>
+            e.metadata.name.startsWith(`central-${CART.namespace}-${CART.name}-`),
+          );
+          return left.length === 0 ? true : undefined;
+        },
+        60_000,
+      );
+      // The new Jobs cannot start: their image is not on any node and no registry is reachable.
+      const jobName = (id: string) =>
+        [...p.files.keys()]
+          .filter(
+            (f) => f.startsWith(`out/clusters/${id}/${ns}/Job.`) || f.startsWith(`clusters/${id}/${ns}/Job.`),
+          )
+          .map((f) => f.replace(/^.*\/Job\.(.*)\.yaml$/, '$1'))[0]!;
+      const pullFailure = async (c: Cluster, job: string) => {
+        const pods = await list(c, `/api/v1/namespaces/${ns}/pods?labelSelector=job-name%3D${job}`);
+        const waiting = pods.flatMap((x) =>
+          (
+            (x.status as { containerStatuses?: { state?: { waiting?: { reason?: string } } }[] } | undefined)
+              ?.containerStatuses ?? []
+          ).map((st) => st.state?.waiting?.reason ?? ''),
+        );
+        return waiting.some((r) => /ErrImagePull|ImagePullBackOff/.test(r)) ? true : undefined;
+      };
+      await eventually(
+        `east's Job ${jobName('east')} cannot pull its image`,
+        () => pullFailure(east, jobName('east')),
+        120_000,
+      );
+      const status = () =>
+        w.status<{
+          clusters: { id: string; restart?: { state: string; detail?: string } }[];
+          problems: string[];
+        }>(true);
+      const st = await status();
+      assert.is(
+        st.clusters.find((c) => c.id === 'east')?.restart?.state,
+        'cannot start',
+        JSON.stringify(st.clusters),
+      );
+      assert.ok(
+        st.problems.some((x) =>
+          /^east: the restart Job .* cannot start: its Pod .* waits, (ErrImagePull|ImagePullBackOff)/.test(x),
+        ),
+        st.problems.join('\n'),
+      );
+      // The delivery tool applied the commit all the same.
+      if (tool === 'argocd')
+        await w.argocd!.waitApp(w.deliveryOf('east'), { sync: 'Synced', revision: p.sha }, 120_000);
+      // The image pushed (tagged on every node, as a registry would serve it): the kubelet's next
+      // pull finds it, and east's Job goes on by itself.
+      for (const id of [LEADER, ...shape.members])
+        for (const n of w.cluster(id).nodes)
+          await n.exec([
+            'ctr',
+            '--address',
+            n.containerdSocket,
+            '-n',
+            'k8s.io',
+            'images',
+            'tag',
+            BUILT_IMAGE,
+            unpushed,
+          ]);
+      const complete = async (c: Cluster, job: string) =>
+        (
+          (await get(c, `/apis/batch/v1/namespaces/${ns}/jobs/${job}`))?.status as
+            { succeeded?: number } | undefined
+        )?.succeeded
+          ? true
+          : undefined;
+      await eventually(
+        `east's restart Job ${jobName('east')} complete`,
+        () => complete(east, jobName('east')),
+        360_000,
+        2000,
+      );
+      // central's Job runs now and stops at what it can name: Antrea's Deployment is missing. Its
+      // ClusterSet turns Degraded with the cause (the Job's own status says only "running").
+      const cause =
+        /Antrea's member controller restart cannot go on: clusterset-restart-\S+ failed: Deployment kube-system\/antrea-mc-controller does not exist/;
+      if (tool === 'argocd')
+        await eventually(
+          "central's Application Degraded with the cause",
+          async () => {
+            const app = await w.argocd!.app(w.deliveryOf('central'));
+            const st2 = (app?.status ?? {}) as {
+              health?: { status?: string };
+              resources?: { kind: string; health?: { status?: string; message?: string } }[];
+            };
+            const cs = st2.resources?.find((r) => r.kind === 'ClusterSet');
+            return st2.health?.status === 'Degraded' && cause.test(cs?.health?.message ?? '')
+              ? true
+              : undefined;
+          },
+          360_000,
+          2000,
+        );
+      else
+        await eventually(
+          "central's Kustomization not Ready on its ClusterSet's health check",
+          async () => {
+            const k = await w.flux!.kustomization(w.deliveryOf('central'));
+            const ready = (
+              (k?.status as { conditions?: { type: string; status: string; message?: string }[] } | undefined)
+                ?.conditions ?? []
+            ).find((c) => c.type === 'Ready');
+            return ready?.status === 'False' && /ClusterSet/.test(ready.message ?? '') ? true : undefined;
+          },
+          360_000,
+          2000,
+        );
+      const failed = await status();
+      assert.match(
+        failed.clusters.find((c) => c.id === 'central')?.restart?.detail ?? '',
+        /Deployment kube-system\/antrea-mc-controller does not exist/,
+      );
+      // Antrea's member controller installed again: the kubelet's next restart of the Job's
+      // container goes on, restarts it, re-exports and completes; everything converges.
+      await installAntreaMemberDeployment(central, p.plan);
+      await eventually(
+        `central's restart Job ${jobName('central')} complete`,
+        () => complete(central, jobName('central')),
+        360_000,
+        2000,
+      );
+      await w.converged(p);
+    },
+  );
+
+  step(
     'a pull request removes a Service: its compiled import is pruned, whatever the propagation, and members drop it',
     async () => {
       const importName = serviceImportName(LEDGER.namespace, LEDGER.name);
@@ -792,20 +963,10 @@ function worldSuite(tool: Tool): void {
       assert.ok(wait > 0, steps.join('\n'));
       for (const step of steps.slice(0, wait + 1)) await w.follow(step);
       // Once every announce is gone, `clusterset status` says every member has left.
-      const st = await w.clusterset([
-        'status',
-        'clusterset.json',
-        '--out',
-        'out',
-        '--kubeconfig',
-        w.kubeconfig,
-        '--format',
-        'json',
-      ]);
-      const report = JSON.parse(st.stdout) as {
+      const report = await w.status<{
         uninstalling: boolean;
         clusters: { id: string; leaving?: unknown }[];
-      };
+      }>();
       assert.is(report.uninstalling, true);
       assert.equal(
         report.clusters.filter((c) => c.leaving).map((c) => [c.id, c.leaving]),

@@ -214,6 +214,28 @@ export class GitOpsWorld {
   }
 
   /**
+   * `clusterset status --format json` on the published model, its report parsed. It exits non-zero
+   * when it finds a problem: that rejects, unless `problemsExpected` (then the report is read).
+   */
+  async status<T>(problemsExpected = false): Promise<T> {
+    const args = [
+      'status',
+      'clusterset.json',
+      '--out',
+      'out',
+      '--kubeconfig',
+      this.kubeconfig,
+      '--format',
+      'json',
+    ];
+    const { stdout } = await this.clusterset(args).catch((e: { stdout?: string }) => {
+      if (!problemsExpected || !e.stdout) throw e;
+      return { stdout: e.stdout };
+    });
+    return JSON.parse(stdout) as T;
+  }
+
+  /**
    * Runbook steps 2 and 3: the bootstrap in the management cluster (`kubectl apply -k out/argocd`
    * and the health checks merged into argocd-cm, or `kubectl apply -k out/flux`), and each remote
    * cluster of the model registered (unless `register` is false: then each is registered with

@@ -171,15 +171,17 @@ export function memberWrites(ris: readonly Obj[], c: MemberContext): MemberWrite
 /**
  * The status Antrea's member writes on its own ClusterSet every 30 s (member/clusterset_controller.go
  * updateStatus; commonarea/remote_common_area.go): the leader's Ready and IsLeader conditions, one
- * overall Ready, totalClusters 1.
+ * overall Ready, totalClusters 1. `since` is when the connection last changed, which is each
+ * condition's lastTransitionTime (the remote common area sets it then, and the process that starts
+ * sets it anew): not the time of the write.
  */
 export function memberClusterSetStatus(
   leaderId: string,
   connected: boolean,
   generation: number,
-  now: Date,
+  since: Date,
 ): Obj {
-  const t = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const t = since.toISOString().replace(/\.\d{3}Z$/, 'Z');
   const ready = connected
     ? { type: 'Ready', status: 'True', message: '', reason: '', lastTransitionTime: t }
     : {

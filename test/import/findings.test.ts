@@ -314,8 +314,8 @@ test('GIVEN the contexts the import read through WHEN nothing blocks THEN the re
   const targets = '--leader-context ctx-hub --member east=ctx-east --member west=ctx-west';
   const steps = [
     `clusterset import --check --model fleet.yaml ${targets} --snapshot before.json`,
-    'kubectl --context ctx-east -n kube-system rollout status deployment/antrea-mc-controller',
-    'kubectl --context ctx-west -n kube-system rollout status deployment/antrea-mc-controller',
+    'kubectl --context ctx-east -n kube-system wait --for=condition=complete job -l app.kubernetes.io/name=clusterset-restart --timeout=5m',
+    'kubectl --context ctx-west -n kube-system wait --for=condition=complete job -l app.kubernetes.io/name=clusterset-restart --timeout=5m',
     'kubectl --context ctx-hub -n antrea-multicluster get lease clusterset-reconciler',
     'kubectl --context ctx-hub delete validatingwebhookconfiguration antrea-multicluster-antrea-mc-validating-webhook-configuration',
     'kubectl --context ctx-hub -n antrea-multicluster scale deployment antrea-mc-controller --replicas=0',

@@ -16,7 +16,6 @@
 
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as https from 'node:https';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -37,6 +36,9 @@ import {
   releaseSlot,
   startNode,
 } from './node';
+
+import { request, type Auth } from './http';
+export { request, requestRetrying, type Auth, type Response } from './http';
 
 const KUBE_DIR = __dirname;
 const BUILD_SCRIPT = path.join(KUBE_DIR, 'build.sh');
@@ -97,18 +99,6 @@ export interface ClusterOptions {
    * names (one node each), or name -> number of nodes (1-4). Other clusters stay as they are.
    */
   nodes?: string[] | Record<string, number>;
-}
-
-/** Credentials for a raw HTTPS request to one API server. */
-export interface Auth {
-  server: string;
-  /** CA bundle, PEM. */
-  ca: string;
-  /** Client certificate and key, PEM (admin) ... */
-  cert?: string;
-  key?: string;
-  /** ... or a bearer token. */
-  token?: string;
 }
 
 export interface Cluster {
@@ -382,97 +372,7 @@ export function reapOrphans(): void {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// HTTP
-
-export interface Response {
-  status: number;
-  body: string;
-  /** Parsed JSON body, if any. */
-  json?: unknown;
-}
-
-/**
- * A raw HTTPS request to an API server (no client library in between): one TLS connection per
- * request, or `agent`'s kept-alive ones (as client-go keeps them), where a connection the server
- * closed meanwhile (it restarted, say) is retried once on a new one.
- */
-export function request(
-  auth: Auth,
-  method: string,
-  urlPath: string,
-  body?: unknown,
-  contentType = 'application/json',
-  timeoutMs = 30_000,
-  agent?: https.Agent,
-): Promise<Response> {
-  const url = new URL(urlPath, auth.server);
-  const data = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-  const headers: Record<string, string> = { Accept: 'application/json' };
-  if (data !== undefined) {
-    headers['Content-Type'] = contentType;
-    headers['Content-Length'] = String(Buffer.byteLength(data));
-  }
-  if (auth.token) headers.Authorization = `Bearer ${auth.token}`;
-  return new Promise((resolve, reject) => {
-    const req = https.request(
-      url,
-      {
-        method,
-        headers,
-        ca: auth.ca,
-        cert: auth.cert,
-        key: auth.key,
-        timeout: timeoutMs,
-        agent: agent ?? false,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let json: unknown;
-          try {
-            json = text ? JSON.parse(text) : undefined;
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, body: text, json });
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`${method} ${url} timed out`)));
-    req.on('error', (e: NodeJS.ErrnoException) => {
-      if (agent && req.reusedSocket && e.code === 'ECONNRESET')
-        resolve(request(auth, method, urlPath, body, contentType, timeoutMs));
-      else reject(e);
-    });
-    if (data !== undefined) req.write(data);
-    req.end();
-  });
-}
-
-/**
- * request(), retried as client-go's REST client retries: a 429 answer (the API server's "storage is
- * (re)initializing" while a resource's watch cache starts, or its rate limits) is tried again after
- * the seconds it asks for (`details.retryAfterSeconds`, 1 when absent), up to 10 times. For test
- * code that plays a controller built on client-go, which never sees such an answer.
- */
-export async function requestRetrying(
-  auth: Auth,
-  method: string,
-  urlPath: string,
-  body?: unknown,
-  contentType?: string,
-): Promise<Response> {
-  for (let attempt = 1; ; attempt++) {
-    const r = await request(auth, method, urlPath, body, contentType);
-    if (r.status !== 429 || attempt > 10) return r;
-    const after = (r.json as { details?: { retryAfterSeconds?: number } } | undefined)?.details
-      ?.retryAfterSeconds;
-    await new Promise((res) => setTimeout(res, (after ?? 1) * 1000));
-  }
-}
+// HTTP: test/kube/http.ts (re-exported)
 
 /** A KubeConfig for the given cluster authenticating with a bearer token (e.g. a ServiceAccount's). */
 export function tokenKubeConfig(

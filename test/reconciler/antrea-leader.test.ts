@@ -11,7 +11,10 @@ import {
   ANTREA_LEADER_WEBHOOKS,
   antreaLeaderRunning,
   observeDeployment,
+  observePod,
+  podMayRun,
   type ObservedAntreaLeader,
+  type ObservedPod,
 } from '../../lib/reconciler/antrea-leader';
 import { parseReconcilerConfig } from '../../lib/reconciler/config';
 import { LeaderElector } from '../../lib/reconciler/election';
@@ -45,11 +48,162 @@ test('GIVEN the Deployment running THEN held back, naming the Deployment and its
   ]);
 });
 
-test('GIVEN the Deployment scaled to 0 but its Pod still terminating (status.replicas 1) THEN still held back', () => {
+test('GIVEN the Deployment scaled to 0 while the ReplicaSet controller still counts a Pod (status.replicas 1) THEN still held back', () => {
   assert.equal(
     antreaLeaderRunning({ ...gone, deployment: { specReplicas: 0, statusReplicas: 1 } }).length,
     1,
   );
+});
+
+test('GIVEN status.terminatingReplicas (Kubernetes 1.33 and later) above 0 THEN held back, naming it', () => {
+  assert.equal(
+    antreaLeaderRunning({
+      ...gone,
+      deployment: { specReplicas: 0, statusReplicas: 0, terminatingReplicas: 1 },
+    }),
+    [
+      'Deployment antrea-multicluster/antrea-mc-controller has replicas (spec.replicas 0, status.replicas 0, status.terminatingReplicas 1)',
+    ],
+  );
+});
+
+// ---------------------------------------------------------------------------------------------------
+// The Pods of Antrea's leader ServiceAccount (issue 39): a process runs on after its Pod is deleted.
+
+const running: ObservedPod = {
+  name: 'antrea-mc-controller-5d8f7-abcde',
+  phase: 'Running',
+  nodeName: 'node-1',
+  deletionTimestamp: undefined,
+  gracePeriodSeconds: undefined,
+  containers: [{ name: 'antrea-mc-controller', state: 'running' }],
+};
+/** After `kubectl scale --replicas=0`: the Pod is marked for deletion, its process got SIGTERM. */
+const terminating: ObservedPod = {
+  ...running,
+  deletionTimestamp: '2026-12-07T09:25:12Z',
+  gracePeriodSeconds: 10,
+};
+const stopped: ObservedPod = {
+  ...terminating,
+  containers: [{ name: 'antrea-mc-controller', state: 'terminated' }],
+};
+
+test('GIVEN the Deployment scaled to 0 (status.replicas already 0) WHEN its Pod is terminating, its container still running THEN held back, naming the Pod', () => {
+  assert.equal(
+    antreaLeaderRunning({ ...gone, deployment: { specReplicas: 0, statusReplicas: 0 }, pods: [terminating] }),
+    [
+      'Pod antrea-multicluster/antrea-mc-controller-5d8f7-abcde (ServiceAccount antrea-mc-controller) may still run: ' +
+        'Running, container antrea-mc-controller running, being deleted since 2026-12-07T09:25:12Z (grace period 10 s): ' +
+        'its process runs until the kubelet on node-1 reports it stopped',
+    ],
+  );
+});
+
+test('GIVEN a Pod being deleted WHEN the kubelet reports every container terminated THEN it no longer counts, even while a finalizer holds the object', () => {
+  assert.is(podMayRun(stopped), false);
+  assert.equal(
+    antreaLeaderRunning({ ...gone, deployment: { specReplicas: 0, statusReplicas: 0 }, pods: [stopped] }),
+    [],
+  );
+  assert.is(podMayRun({ ...stopped, phase: 'Failed' }), false);
+});
+
+test('GIVEN a Pod in a terminal phase THEN it no longer counts; GIVEN one running or not yet started THEN it counts', () => {
+  assert.is(podMayRun({ ...running, phase: 'Succeeded' }), false);
+  assert.is(podMayRun({ ...running, phase: 'Failed', deletionTimestamp: undefined }), false);
+  assert.is(podMayRun(running), true);
+  assert.is(
+    podMayRun({ ...running, phase: 'Pending', containers: [] }),
+    true,
+    'a Pod not started yet may start',
+  );
+  assert.is(
+    podMayRun({ ...running, phase: 'Pending', nodeName: undefined, containers: [] }),
+    true,
+    'an unscheduled Pod may be scheduled',
+  );
+});
+
+test('GIVEN a Pod being deleted THEN it counts while any container, init containers included, is not reported terminated, or none is reported yet', () => {
+  assert.is(
+    podMayRun({
+      ...terminating,
+      containers: [
+        { name: 'init', state: 'terminated' },
+        { name: 'antrea-mc-controller', state: 'running' },
+      ],
+    }),
+    true,
+  );
+  assert.is(
+    podMayRun({ ...terminating, containers: [] }),
+    true,
+    'bound, no status yet: the kubelet may be starting it',
+  );
+  assert.is(
+    podMayRun({ ...terminating, nodeName: undefined, containers: [] }),
+    false,
+    'never bound to a node: nothing ever ran',
+  );
+});
+
+test('GIVEN a Pod whose node stopped reporting (Terminating for long, container still reported running) THEN it still counts', () => {
+  assert.is(podMayRun({ ...terminating, deletionTimestamp: '2026-01-01T00:00:00Z' }), true);
+});
+
+test('GIVEN a Pod as the API returns it WHEN observed THEN phase, node, deletion and every container state are read', () => {
+  assert.equal(
+    observePod({
+      metadata: {
+        name: 'p',
+        deletionTimestamp: '2026-12-07T09:25:12Z',
+        deletionGracePeriodSeconds: 10,
+        finalizers: ['test/hold'],
+      },
+      spec: { nodeName: 'n', serviceAccountName: 'antrea-mc-controller' },
+      status: {
+        phase: 'Running',
+        initContainerStatuses: [{ name: 'i', state: { terminated: { exitCode: 0 } } }],
+        containerStatuses: [
+          { name: 'a', state: { running: { startedAt: 'x' } } },
+          { name: 'b', state: { waiting: { reason: 'ImagePullBackOff' } } },
+        ],
+      },
+    }),
+    {
+      name: 'p',
+      phase: 'Running',
+      nodeName: 'n',
+      deletionTimestamp: '2026-12-07T09:25:12Z',
+      gracePeriodSeconds: 10,
+      containers: [
+        { name: 'i', state: 'terminated' },
+        { name: 'a', state: 'running' },
+        { name: 'b', state: 'waiting' },
+      ],
+    },
+  );
+  assert.equal(observePod({}), {
+    name: '',
+    phase: undefined,
+    nodeName: undefined,
+    deletionTimestamp: undefined,
+    gracePeriodSeconds: undefined,
+    containers: [],
+  });
+});
+
+test('GIVEN several Pods that may run WHEN deciding THEN each is named once, in name order, after the Deployment', () => {
+  const r = antreaLeaderRunning({
+    ...gone,
+    deployment: { specReplicas: 1, statusReplicas: 1 },
+    pods: [{ ...running, name: 'b' }, stopped, { ...running, name: 'a' }],
+  });
+  assert.is(r.length, 3);
+  assert.match(r[0]!, /^Deployment /);
+  assert.match(r[1]!, /^Pod antrea-multicluster\/a /);
+  assert.match(r[2]!, /^Pod antrea-multicluster\/b /);
 });
 
 test('GIVEN a Deployment without spec.replicas (the API server defaults it to 1) THEN held back', () => {
@@ -78,10 +232,15 @@ test('GIVEN the Deployment gone but either webhook configuration left THEN held 
   );
 });
 
-test('GIVEN a Deployment as the API returns it WHEN observed THEN spec and status replicas are read', () => {
+test('GIVEN a Deployment as the API returns it WHEN observed THEN spec, status and terminating replicas are read', () => {
   assert.equal(observeDeployment({ spec: { replicas: 2 }, status: { replicas: 1, readyReplicas: 1 } }), {
     specReplicas: 2,
     statusReplicas: 1,
+  });
+  assert.equal(observeDeployment({ spec: { replicas: 0 }, status: { terminatingReplicas: 1 } }), {
+    specReplicas: 0,
+    statusReplicas: undefined,
+    terminatingReplicas: 1,
   });
   assert.equal(observeDeployment({ spec: {}, status: {} }), {
     specReplicas: undefined,

@@ -7,7 +7,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiError, type KubeClient, type PatchType } from '../../lib/reconciler/kube';
 import {
+  connectedSince,
   DeploymentMissing,
+  exportsToTouch,
+  managerTime,
+  reexportAfterRestart,
   RESTART_FIELD_MANAGER,
   parseAnnotations,
   restartMemberController,
@@ -232,6 +236,184 @@ test('fails GIVEN conflicts that never end WHEN restarted THEN it gives up after
     assert.is((e as ApiError).code, 403);
   }
   assert.is(forbidden.calls.length, 2);
+});
+
+// ---------------------------------------------------------------------------------------------------
+// After the restart: every ServiceExport reconciled once the restarted controller is connected
+
+const CS = '/apis/multicluster.crd.antrea.io/v1alpha2/namespaces/kube-system/clustersets/prod-set';
+const SINCE = '2026-12-07T09:25:10Z';
+
+/** A member ClusterSet whose leader condition Ready is `status` since `at`. */
+const memberSet = (status: string, at: string) => ({
+  metadata: { name: 'prod-set' },
+  spec: { leaders: [{ clusterID: 'hub' }] },
+  status: {
+    clusterStatuses: [
+      {
+        clusterID: 'hub',
+        conditions: [
+          { type: 'Ready', status, lastTransitionTime: at },
+          { type: 'IsLeader', status: 'True', lastTransitionTime: at },
+        ],
+      },
+    ],
+  },
+});
+
+const exportOf = (namespace: string, name: string, since?: string) => ({
+  metadata: { name, namespace, ...(since ? { annotations: { 'clusterset/exported-after': since } } : {}) },
+});
+
+test("GIVEN the time of clusterset's last write THEN managerTime is its latest Update entry, none for another manager or an Apply", () => {
+  const d = {
+    metadata: {
+      managedFields: [
+        { manager: 'kubectl-client-side-apply', operation: 'Update', time: '2026-12-07T09:00:00Z' },
+        { manager: 'clusterset', operation: 'Update', time: '2026-12-07T09:25:10Z' },
+        { manager: 'clusterset', operation: 'Apply', time: '2026-12-07T09:30:00Z' },
+      ],
+    },
+  };
+  assert.is(managerTime(d, 'clusterset'), '2026-12-07T09:25:10Z');
+  assert.is(managerTime(d, 'other'), undefined);
+  assert.is(managerTime({}, 'clusterset'), undefined);
+});
+
+test("GIVEN the member ClusterSet's status THEN connectedSince holds only for the leader Ready True since the restart, to the second: a controller connected before it does not count", () => {
+  assert.ok(connectedSince(memberSet('True', '2026-12-07T09:25:14Z'), SINCE));
+  assert.ok(connectedSince(memberSet('True', SINCE), '2026-12-07T09:25:10.800Z'), 'the same second');
+  assert.not.ok(connectedSince(memberSet('True', '2026-12-07T09:00:00Z'), SINCE), 'the old process');
+  assert.not.ok(connectedSince(memberSet('False', '2026-12-07T09:25:14Z'), SINCE), 'disconnected');
+  assert.not.ok(connectedSince(memberSet('Unknown', '2026-12-07T09:25:14Z'), SINCE));
+  assert.not.ok(connectedSince({ spec: { leaders: [{ clusterID: 'hub' }] } }, SINCE), 'no status yet');
+  const other = memberSet('True', '2026-12-07T09:25:14Z');
+  other.status.clusterStatuses[0]!.clusterID = 'elsewhere';
+  assert.not.ok(connectedSince(other, SINCE), "another leader's status");
+});
+
+test('GIVEN ServiceExports THEN exportsToTouch is those not yet annotated with the restart time', () => {
+  const a = exportOf('shop', 'a');
+  const b = exportOf('shop', 'b', SINCE);
+  const c = exportOf('shop', 'c', '2026-01-01T00:00:00Z');
+  assert.equal(exportsToTouch([a, b, c], SINCE), [a, c]);
+});
+
+test('GIVEN a restart WHEN re-exporting THEN it records waiting, reads the ClusterSet until the restarted controller is connected, annotates each ServiceExport of the export namespaces not yet annotated, and records done', async () => {
+  const slept: number[] = [];
+  const { client, calls } = fakeClient([
+    memberSet('True', '2026-12-07T09:00:00Z'), // the old process's status
+    {}, // record waiting
+    memberSet('True', '2026-12-07T09:25:31Z'), // the new one's, 30 s later
+    { items: [exportOf('shop', 'cart'), exportOf('shop', 'done', SINCE)] },
+    { items: [exportOf('web', 'front')] },
+    {},
+    {},
+    {}, // record done
+  ]);
+  const touched = await reexportAfterRestart(client, {
+    namespace: 'kube-system',
+    clusterSet: 'prod-set',
+    since: SINCE,
+    exportNamespaces: ['shop', 'web'],
+    job: 'clusterset-restart-abc',
+    sleep: (ms) => {
+      slept.push(ms);
+      return Promise.resolve();
+    },
+  });
+  assert.equal(touched, ['shop/cart', 'web/front']);
+  assert.equal(slept, [5000]);
+  const merge = (annotations: Record<string, string>) => ({ metadata: { annotations } });
+  assert.equal(calls, [
+    { method: 'GET', path: CS },
+    {
+      method: 'PATCH',
+      path: `${CS}?fieldManager=clusterset`,
+      body: merge({
+        'clusterset/restart': `clusterset-restart-abc waiting: Antrea's member controller restarted at ${SINCE}; waiting for it to connect to the leader (its ClusterSet's leader Ready since then), to re-export every ServiceExport`,
+        'clusterset/restart-state': 'clusterset-restart-abc waiting',
+      }),
+      patch: 'merge',
+    },
+    { method: 'GET', path: CS },
+    { method: 'GET', path: '/apis/multicluster.x-k8s.io/v1alpha1/namespaces/shop/serviceexports' },
+    { method: 'GET', path: '/apis/multicluster.x-k8s.io/v1alpha1/namespaces/web/serviceexports' },
+    {
+      method: 'PATCH',
+      path: '/apis/multicluster.x-k8s.io/v1alpha1/namespaces/shop/serviceexports/cart?fieldManager=clusterset',
+      body: merge({ 'clusterset/exported-after': SINCE }),
+      patch: 'merge',
+    },
+    {
+      method: 'PATCH',
+      path: '/apis/multicluster.x-k8s.io/v1alpha1/namespaces/web/serviceexports/front?fieldManager=clusterset',
+      body: merge({ 'clusterset/exported-after': SINCE }),
+      patch: 'merge',
+    },
+    {
+      method: 'PATCH',
+      path: `${CS}?fieldManager=clusterset`,
+      body: merge({
+        'clusterset/restart': 'clusterset-restart-abc done',
+        'clusterset/restart-state': 'clusterset-restart-abc done',
+      }),
+      patch: 'merge',
+    },
+  ]);
+});
+
+test("GIVEN Antrea's webhook refusing the ClusterSet while its controller restarts WHEN recording THEN a refused record is no failure, and done is tried again until it lands", async () => {
+  const refused = () => new ApiError(500, 'InternalError', 'failed calling webhook "vclusterset.kb.io"');
+  const lines: string[] = [];
+  const { client, calls } = fakeClient([
+    memberSet('True', '2026-12-07T09:25:31Z'),
+    { items: [] },
+    refused(),
+    {},
+  ]);
+  const touched = await reexportAfterRestart(client, {
+    namespace: 'kube-system',
+    clusterSet: 'prod-set',
+    since: SINCE,
+    exportNamespaces: ['shop'],
+    job: 'j',
+    log: (l) => lines.push(l),
+    sleep: () => Promise.resolve(),
+  });
+  assert.equal(touched, []);
+  assert.equal(
+    calls.filter((c) => c.method === 'PATCH').map((c) => JSON.stringify(c.body)),
+    [
+      JSON.stringify({
+        metadata: { annotations: { 'clusterset/restart': 'j done', 'clusterset/restart-state': 'j done' } },
+      }),
+      JSON.stringify({
+        metadata: { annotations: { 'clusterset/restart': 'j done', 'clusterset/restart-state': 'j done' } },
+      }),
+    ],
+  );
+  assert.match(
+    lines.join('\n'),
+    'cannot record "j done" on ClusterSet kube-system/prod-set: failed calling webhook',
+  );
+});
+
+test('GIVEN a member that exports nothing WHEN re-exporting THEN nothing is waited for: it records done at once', async () => {
+  const { client, calls } = fakeClient([{}]);
+  const touched = await reexportAfterRestart(client, {
+    namespace: 'kube-system',
+    clusterSet: 'prod-set',
+    since: SINCE,
+    exportNamespaces: [],
+    job: 'j',
+    sleep: () => Promise.reject(new Error('it waited')),
+  });
+  assert.equal(touched, []);
+  assert.equal(
+    calls.map((c) => c.method),
+    ['PATCH'],
+  );
 });
 
 test('GIVEN names that need escaping WHEN restarted THEN the path encodes them', async () => {

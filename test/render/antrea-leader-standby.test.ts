@@ -106,7 +106,7 @@ test('GIVEN waitForAntreaLeader THEN compiled-imports lets exactly Antrea leader
   ]);
 });
 
-test('GIVEN waitForAntreaLeader THEN the reconciler may get, list and watch Antrea leader Deployment and webhook configurations by name only, and the config says to wait', () => {
+test('GIVEN waitForAntreaLeader THEN the reconciler may get, list and watch Antrea leader Deployment and webhook configurations by name, and the leader namespace Pods (read-only), and the config says to wait', () => {
   const objs = leaderBundle(standbyModel(true));
   const p = planOf(standbyModel(true));
   const role = only(objs, 'Role', RECONCILER_NAME) as unknown as { rules: Rule[] };
@@ -118,6 +118,9 @@ test('GIVEN waitForAntreaLeader THEN the reconciler may get, list and watch Antr
       resourceNames: ['antrea-mc-controller'],
       verbs: ['get', 'list', 'watch'],
     },
+    // Pods by no name: theirs are not known beforehand; the reconciler lists and watches only those
+    // of ServiceAccount antrea-mc-controller, by field selector.
+    { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] },
   ]);
   const watcher = antreaLeaderWatcherName(p);
   assert.is(watcher, 'antrea-multicluster-clusterset-reconciler-antrea-leader');
@@ -142,7 +145,8 @@ test('GIVEN waitForAntreaLeader THEN the reconciler may get, list and watch Antr
   ]);
   assert.equal(cr.rules, JSON.parse(JSON.stringify(ANTREA_LEADER_RULES.clusterRole)));
   for (const r of [...cr.rules, ...role.rules.slice(ROLE_RULES.length)]) {
-    assert.ok(r.resourceNames && r.resourceNames.length === 1, 'every added rule names its object');
+    if (r.resources[0] !== 'pods')
+      assert.ok(r.resourceNames && r.resourceNames.length === 1, 'every other added rule names its object');
     assert.not.ok(
       r.verbs.some((v) => !['get', 'list', 'watch'].includes(v)),
       'read-only',

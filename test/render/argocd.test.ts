@@ -69,7 +69,7 @@ test('GIVEN delivery WHEN rendered THEN a root Application whose source is the f
   assert.is(root.metadata.annotations, undefined, 'no finalizer, no wave: applied once by hand');
 });
 
-test('GIVEN delivery WHEN rendered THEN one Application per cluster, each syncing <path>/clusters/<id> with server-side apply', () => {
+test('GIVEN delivery WHEN rendered THEN one Application per cluster, each syncing <path>/clusters/<id> with server-side apply, and pruning in its waves, not last', () => {
   const objs = apps(withDelivery(minimalModel(), { path: './deploy/out/', branch: 'release' }));
   assert.equal(objs.map((o) => o.metadata.name).sort(), ['test-set-east', 'test-set-hub', 'test-set-west']);
   for (const id of ['hub', 'east', 'west']) {
@@ -77,7 +77,9 @@ test('GIVEN delivery WHEN rendered THEN one Application per cluster, each syncin
     assert.equal(s.source, { repoURL: REPO, targetRevision: 'release', path: `deploy/out/clusters/${id}` });
     assert.is(s.project, 'test-set', 'the rendered AppProject, named the ClusterSet ID');
     assert.equal(s.syncPolicy.automated, { prune: true, selfHeal: true });
-    assert.equal(s.syncPolicy.syncOptions, ['ServerSideApply=true', 'PruneLast=true']);
+    // No PruneLast: it would prune only once everything else is Healthy (issue 39: a withdrawn
+    // Service stayed exported while the member's restart Job could not run).
+    assert.equal(s.syncPolicy.syncOptions, ['ServerSideApply=true']);
   }
 });
 
@@ -134,7 +136,7 @@ test('GIVEN destinationBy name and management cluster east WHEN rendered THEN ea
   }
 });
 
-test('GIVEN prune and selfHeal turned off WHEN rendered THEN automated sync does neither, PruneLast is dropped and no Application carries the resources finalizer', () => {
+test('GIVEN prune and selfHeal turned off WHEN rendered THEN automated sync does neither and no Application carries the resources finalizer', () => {
   const objs = apps(withDelivery(minimalModel(), { argocd: { prune: false, selfHeal: false } }));
   for (const o of objs) {
     assert.equal(spec(o).syncPolicy.automated, { prune: false, selfHeal: false });
@@ -176,13 +178,26 @@ test('GIVEN the leader WHEN rendered THEN it ignores ResourceImport status and r
   assert.is(RECONCILER_FIELD_MANAGER, 'clusterset-reconciler');
 });
 
-test('GIVEN a member WHEN rendered THEN it ignores only ClusterSet and ServiceExport status', () => {
+test('GIVEN a member WHEN rendered THEN it ignores only ClusterSet and ServiceExport status, and the annotations the restart Job writes on them', () => {
   const ids = spec(
     only(apps(withDelivery(minimalModel())), 'Application', 'test-set-east'),
   ).ignoreDifferences;
   assert.equal(ids, [
     { group: 'multicluster.crd.antrea.io', kind: 'ClusterSet', jsonPointers: ['/status'] },
-    { group: 'multicluster.x-k8s.io', kind: 'ServiceExport', jsonPointers: ['/status'] },
+    {
+      group: 'multicluster.x-k8s.io',
+      kind: 'ServiceExport',
+      jsonPointers: ['/status', '/metadata/annotations/clusterset~1exported-after'],
+    },
+    {
+      group: 'multicluster.crd.antrea.io',
+      kind: 'ClusterSet',
+      namespace: 'kube-system',
+      jsonPointers: [
+        '/metadata/annotations/clusterset~1restart',
+        '/metadata/annotations/clusterset~1restart-state',
+      ],
+    },
   ]);
 });
 
@@ -199,6 +214,7 @@ test('GIVEN a dual-role leader WHEN rendered THEN one Application in wave 0 igno
     'Secret/member-hub',
     'Secret/member-west',
     'ServiceExport/',
+    'ClusterSet/',
   ]);
 });
 

@@ -1,6 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { renderLeaderClusterSet, renderMemberClusterSet } from '../../lib/render/clusterset';
+
+const JOB = 'clusterset-restart-0123456789';
 import { validateObject } from '../../lib/validate';
 import { dualRoleModel, memberOf, minimalModel, only, planOf, renderInto } from '../helpers/models';
 
@@ -31,13 +33,18 @@ test('THEN the leader ClusterSet lists no members and its own ID appears in lead
 test('GIVEN a member WHEN its ClusterSet is rendered THEN it names the leader, its server and the token Secret, in the member namespace', () => {
   const p = planOf(minimalModel());
   const cs = only(
-    renderInto((s) => renderMemberClusterSet(s, p, memberOf(p, 'east'))),
+    renderInto((s) => renderMemberClusterSet(s, p, memberOf(p, 'east'), JOB)),
     'ClusterSet',
   );
   assert.equal(cs, {
     apiVersion: 'multicluster.crd.antrea.io/v1alpha2',
     kind: 'ClusterSet',
-    metadata: { name: 'test-set', namespace: 'kube-system' },
+    metadata: {
+      name: 'test-set',
+      namespace: 'kube-system',
+      // The restart Job it expects a record of (member-restart.ts).
+      annotations: { 'clusterset/restart-job': JOB },
+    },
     spec: {
       clusterID: 'east',
       leaders: [
@@ -55,7 +62,7 @@ test('GIVEN custom namespaces and token Secret name THEN the member ClusterSet u
   m.secrets = { memberTokenSecretName: 'leader-token' };
   const p = planOf(m);
   const cs = only(
-    renderInto((s) => renderMemberClusterSet(s, p, memberOf(p, 'west'))),
+    renderInto((s) => renderMemberClusterSet(s, p, memberOf(p, 'west'), JOB)),
     'ClusterSet',
   );
   assert.is(cs.metadata.namespace, 'mc-member');
@@ -72,7 +79,7 @@ test("GIVEN west's memberIdentity.memberTokenSecret THEN west's member ClusterSe
   const secretOf = (id: string) =>
     (
       only(
-        renderInto((s) => renderMemberClusterSet(s, p, memberOf(p, id))),
+        renderInto((s) => renderMemberClusterSet(s, p, memberOf(p, id), JOB)),
         'ClusterSet',
       ).spec as { leaders: { secret: string }[] }
     ).leaders[0]!.secret;
@@ -84,7 +91,7 @@ test('GIVEN a dual-role leader THEN its leader and member ClusterSets share a na
   const p = planOf(dualRoleModel());
   const objs = renderInto((s) => {
     renderLeaderClusterSet(s, p);
-    renderMemberClusterSet(s, p, memberOf(p, 'hub'));
+    renderMemberClusterSet(s, p, memberOf(p, 'hub'), JOB);
   });
   assert.equal(objs.map((o) => `${o.metadata.namespace}/${o.metadata.name}`).sort(), [
     'antrea-multicluster/test-set',
@@ -97,7 +104,7 @@ test('THEN every ClusterSet passes the v1alpha2 CRD schema (exactly one leader, 
   const p = planOf(minimalModel());
   const objs = [
     ...renderInto((s) => renderLeaderClusterSet(s, p)),
-    ...p.members.flatMap((m) => renderInto((s) => renderMemberClusterSet(s, p, m))),
+    ...p.members.flatMap((m) => renderInto((s) => renderMemberClusterSet(s, p, m, JOB))),
   ];
   assert.is(objs.length, 3);
   for (const o of objs) assert.equal(validateObject(o, o.metadata.name), []);
@@ -115,7 +122,7 @@ test('GIVEN Antrea older than 1.13 WHEN ClusterSets are rendered THEN members ge
   assert.is(leader.apiVersion, 'multicluster.crd.antrea.io/v1alpha2');
   const east = memberOf(p, p.members[0]!.id);
   const member = only(
-    renderInto((s) => renderMemberClusterSet(s, p, east)),
+    renderInto((s) => renderMemberClusterSet(s, p, east, JOB)),
     'ClusterSet',
   );
   assert.is(member.apiVersion, 'multicluster.crd.antrea.io/v1alpha1');

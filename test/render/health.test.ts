@@ -55,6 +55,13 @@ test('THEN every Lua script is balanced (each if, for and function closed by an 
     assert.is(count('for'), count('do'), `${c.kind}: for … do`);
     assert.not.match(code, '!=', `${c.kind}: Lua says ~=, not !=`);
     assert.not.match(code, /&&|\|\|/, `${c.kind}: Lua says and, or`);
+    // Argo CD runs health scripts with the base, table, package and a safe os library only: no
+    // string library, so no string.sub nor a string's methods (Argo CD 3.2.6 refused one that did).
+    assert.not.match(
+      code,
+      /\bstring\.|:(sub|len|find|match|gsub|gmatch|format|lower|upper|rep|byte)\(/,
+      `${c.kind}: no string library`,
+    );
     assert.ok(c.lua.endsWith('return hs\n'), `${c.kind}: returns hs`);
     const statuses = [...c.lua.matchAll(/hs\.status = "([A-Za-z]+)"/g)].map((m) => m[1]);
     assert.ok(statuses.length >= 2, c.kind);
@@ -92,13 +99,42 @@ test('THEN the ResourceImport script judges compiled ServiceImport imports alone
 });
 
 test('THEN the CEL of ClusterSet and ServiceExport: current when the condition is True, failed when it is False, on the same condition type', () => {
-  for (const [kind, type] of [
-    ['ClusterSet', 'Ready'],
-    ['ServiceExport', 'Valid'],
-  ] as const) {
-    const c = byKind(kind);
-    assert.is(c.current, `status.conditions.exists(c, c.type == '${type}' && c.status == 'True')`);
-    assert.is(c.failed, `status.conditions.exists(c, c.type == '${type}' && c.status == 'False')`);
+  const e = byKind('ServiceExport');
+  assert.is(e.current, "status.conditions.exists(c, c.type == 'Valid' && c.status == 'True')");
+  assert.is(e.failed, "status.conditions.exists(c, c.type == 'Valid' && c.status == 'False')");
+  // The ClusterSet's as well, and a restart Job's recorded failure (below) on top.
+  const c = byKind('ClusterSet');
+  const restartFailed =
+    "has(metadata.annotations) && 'clusterset/restart-job' in metadata.annotations && " +
+    "'clusterset/restart-state' in metadata.annotations && " +
+    "metadata.annotations['clusterset/restart-state'] == metadata.annotations['clusterset/restart-job'] + ' failed'";
+  assert.is(
+    c.current,
+    `status.conditions.exists(c, c.type == 'Ready' && c.status == 'True') && !(${restartFailed})`,
+  );
+  assert.is(
+    c.failed,
+    `(${restartFailed}) || status.conditions.exists(c, c.type == 'Ready' && c.status == 'False')`,
+  );
+});
+
+test("THEN the ClusterSet script is Degraded first, with the cause, when the restart Job it names recorded that it cannot go on, and reads no other Job's record", () => {
+  const lua = byKind('ClusterSet').lua;
+  assert.match(lua, 'local job = a["clusterset/restart-job"]');
+  assert.match(lua, 'if job == nil or a["clusterset/restart-state"] ~= job .. " failed" then');
+  assert.match(lua, 'return a["clusterset/restart"] or (job .. " failed")');
+  // Before the Ready condition is read: a member can be connected and its restart still fail.
+  assert.ok(lua.indexOf('restartFailure()\nif failure ~= nil then') < lua.indexOf('condition("Ready")'));
+  assert.match(lua, 'hs.message = "Antrea\'s member controller restart cannot go on: " .. failure');
+});
+
+test("THEN no Lua script reaches for a library Argo CD's health VM does not open (only base, table and package are)", () => {
+  // Argo CD (util/lua/lua.go) skips OpenLibs for health scripts: `string`, `math`, `os` and `io` are
+  // nil, and so is a string's metatable, so `s:sub(...)` fails with "attempt to index a non-table
+  // object(string) with key 'sub'" at run time. The real Argo CD found this once (cutover-gitops).
+  for (const c of HEALTH_CHECKS) {
+    assert.not.match(c.lua, /\b(string|math|os|io|utf8|coroutine|debug)\.\w/, `${c.kind}: a library table`);
+    assert.not.match(c.lua, /[\w\])"]:\w+\s*\(/, `${c.kind}: a method call on a string`);
   }
 });
 

@@ -24,7 +24,7 @@ import type { ModelDraft } from '../helpers/models';
 
 interface JobSpec {
   backoffLimit: number;
-  activeDeadlineSeconds: number;
+  activeDeadlineSeconds?: number;
   ttlSecondsAfterFinished?: number;
   template: {
     metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
@@ -34,7 +34,13 @@ interface JobSpec {
       restartPolicy: string;
       imagePullSecrets?: { name: string }[];
       securityContext: unknown;
-      containers: { name: string; image: string; args: string[]; securityContext: unknown }[];
+      containers: {
+        name: string;
+        image: string;
+        args: string[];
+        env: { name: string; value?: string; valueFrom?: unknown }[];
+        securityContext: unknown;
+      }[];
     };
   };
 }
@@ -66,16 +72,21 @@ function owningConfig(): ModelDraft {
   return m;
 }
 
-test("GIVEN a member WHEN rendered THEN its bundle holds ServiceAccount, Role and RoleBinding clusterset-restart and one Job clusterset-restart-<10 hex>, in the member namespace, and nothing of Antrea's Deployment", () => {
+test("GIVEN a member WHEN rendered THEN its bundle holds ServiceAccount, Role and RoleBinding clusterset-restart and one Job clusterset-restart-<10 hex>, in the member namespace, a Role and RoleBinding in each namespace it exports from, and nothing of Antrea's Deployment", () => {
   const bundle = bundleOf(minimalModel(), 'east');
   const restart = bundle.filter((o) => o.metadata.name.startsWith(MEMBER_RESTART_NAME));
-  assert.equal(restart.map((o) => `${o.apiVersion} ${o.kind}`).sort(), [
-    'batch/v1 Job',
-    'rbac.authorization.k8s.io/v1 Role',
-    'rbac.authorization.k8s.io/v1 RoleBinding',
-    'v1 ServiceAccount',
+  assert.equal(restart.map((o) => `${o.apiVersion} ${o.kind} ${o.metadata.namespace}`).sort(), [
+    'batch/v1 Job kube-system',
+    'rbac.authorization.k8s.io/v1 Role kube-system',
+    'rbac.authorization.k8s.io/v1 Role shop',
+    'rbac.authorization.k8s.io/v1 RoleBinding kube-system',
+    'rbac.authorization.k8s.io/v1 RoleBinding shop',
+    'v1 ServiceAccount kube-system',
   ]);
-  for (const o of restart) assert.is(o.metadata.namespace, 'kube-system');
+  assert.not.ok(
+    bundle.some((o) => o.kind === 'ClusterRole' || o.kind === 'ClusterRoleBinding'),
+    'no cluster-wide right',
+  );
   for (const o of restart.filter((x) => x.kind !== 'Job')) assert.is(o.metadata.name, 'clusterset-restart');
   assert.match(only(bundle, 'Job').metadata.name, /^clusterset-restart-[0-9a-f]{10}$/);
   assert.not.ok(
@@ -85,39 +96,60 @@ test("GIVEN a member WHEN rendered THEN its bundle holds ServiceAccount, Role an
   for (const o of restart) assert.equal(validateObject(o, o.metadata.name), [], o.kind);
 });
 
-test("THEN the Role may get and patch Antrea's member controller Deployment alone, and the RoleBinding gives it to the Job's ServiceAccount", () => {
+test("THEN the Role may get and patch Antrea's member controller Deployment and the member's ClusterSet alone, each exported-from namespace's Role list and patch ServiceExports there, and the RoleBindings give them to the Job's ServiceAccount", () => {
   const bundle = bundleOf(minimalModel(), 'east');
-  assert.equal(only(bundle, 'Role', 'clusterset-restart').rules, [
+  const inNs = (kind: string, ns: string) =>
+    bundle.filter(
+      (o) => o.kind === kind && o.metadata.name === 'clusterset-restart' && o.metadata.namespace === ns,
+    );
+  assert.equal(inNs('Role', 'kube-system')[0]!.rules, [
     {
       apiGroups: ['apps'],
       resources: ['deployments'],
       resourceNames: ['antrea-mc-controller'],
       verbs: ['get', 'patch'],
     },
+    {
+      apiGroups: ['multicluster.crd.antrea.io'],
+      resources: ['clustersets'],
+      resourceNames: ['test-set'],
+      verbs: ['get', 'patch'],
+    },
   ]);
-  const rb = only(bundle, 'RoleBinding', 'clusterset-restart');
-  assert.equal(rb.roleRef, {
-    apiGroup: 'rbac.authorization.k8s.io',
-    kind: 'Role',
-    name: 'clusterset-restart',
-  });
-  assert.equal(rb.subjects, [
-    { kind: 'ServiceAccount', name: 'clusterset-restart', namespace: 'kube-system' },
+  assert.equal(inNs('Role', 'shop')[0]!.rules, [
+    { apiGroups: ['multicluster.x-k8s.io'], resources: ['serviceexports'], verbs: ['list', 'patch'] },
   ]);
+  for (const ns of ['kube-system', 'shop']) {
+    const rb = inNs('RoleBinding', ns)[0]!;
+    assert.equal(rb.roleRef, {
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'Role',
+      name: 'clusterset-restart',
+    });
+    assert.equal(rb.subjects, [
+      { kind: 'ServiceAccount', name: 'clusterset-restart', namespace: 'kube-system' },
+    ]);
+  }
   assert.is(jobSpec(jobOf(minimalModel(), 'east')).template.spec.serviceAccountName, 'clusterset-restart');
 });
 
-test("THEN the Job runs the reconciler's image once, with the restart command for Antrea's Deployment, a few retries and a deadline, as non-root with the reconciler's security contexts", () => {
+test("THEN the Job runs the reconciler's image, with the restart command for Antrea's Deployment, restarted on failure with no deadline and no limit a cause reaches, told its own name, as non-root with the reconciler's security contexts", () => {
   const j = jobOf(minimalModel(), 'east');
   const s = jobSpec(j);
-  assert.is(s.backoffLimit, 3);
-  assert.is(s.activeDeadlineSeconds, 600);
+  // A restart that cannot run yet (an image not pushed, Antrea not installed) runs again by itself
+  // once the cause is gone (issue 39): the kubelet restarts it with its back-off, forever.
+  assert.is(s.backoffLimit, 2147483647);
+  assert.is(s.activeDeadlineSeconds, undefined);
   assert.is(
     s.ttlSecondsAfterFinished,
     undefined,
     'a finished Job stays: deleted, delivery would run it again',
   );
-  assert.is(s.template.spec.restartPolicy, 'Never');
+  assert.is(s.template.spec.restartPolicy, 'OnFailure');
+  assert.equal(s.template.spec.containers[0]!.env[1], {
+    name: 'CLUSTERSET_JOB',
+    valueFrom: { fieldRef: { fieldPath: "metadata.labels['batch.kubernetes.io/job-name']" } },
+  });
   assert.is(s.template.spec.automountServiceAccountToken, true);
   assert.equal(s.template.metadata.labels, { 'app.kubernetes.io/name': 'clusterset-restart' });
   assert.is(s.template.metadata.annotations, undefined);
@@ -154,6 +186,10 @@ test('GIVEN a member and takeOver.memberControllerConfig WHEN rendered THEN the 
     `clusterset/config-checksum=${memberConfigChecksum(east)}`,
     '--annotation',
     `clusterset/tiers-checksum=${tiersChecksum([])}`,
+    '--cluster-set',
+    'test-set',
+    '--export-namespace',
+    'shop',
   ]);
   assert.is(j.metadata.annotations?.[EXPECTED_MEMBER_CONFIG_ANNOTATION], undefined);
 });
@@ -201,12 +237,15 @@ test('GIVEN a custom member namespace WHEN rendered THEN the Job and its access 
   const m = minimalModel();
   m.memberNamespace = 'antrea-mc';
   const bundle = bundleOf(m, 'east');
-  for (const o of bundle.filter((x) => x.metadata.name.startsWith(MEMBER_RESTART_NAME)))
+  for (const o of bundle.filter(
+    (x) => x.metadata.name.startsWith(MEMBER_RESTART_NAME) && x.metadata.namespace !== 'shop',
+  ))
     assert.is(o.metadata.namespace, 'antrea-mc', o.kind);
   assert.equal(args(only(bundle, 'Job')).slice(1, 3), ['--namespace', 'antrea-mc']);
-  assert.equal(only(bundle, 'RoleBinding', 'clusterset-restart').subjects, [
-    { kind: 'ServiceAccount', name: 'clusterset-restart', namespace: 'antrea-mc' },
-  ]);
+  for (const rb of bundle.filter((o) => o.kind === 'RoleBinding' && o.metadata.name === 'clusterset-restart'))
+    assert.equal(rb.subjects, [
+      { kind: 'ServiceAccount', name: 'clusterset-restart', namespace: 'antrea-mc' },
+    ]);
 });
 
 test('GIVEN a day-2 change that adds a Tier and a baseline policy in it WHEN rendered THEN every member gets a new Job (a new name) with a new tiers checksum, and nothing else changes it', () => {
@@ -224,10 +263,16 @@ test('GIVEN a day-2 change that adds a Tier and a baseline policy in it WHEN ren
       setAnnotations(b)[MEMBER_CONFIG_CHECKSUM_ANNOTATION],
     );
   }
-  // A Service change touches neither checksum, nor the Job.
-  const svc = owningConfig();
-  svc.services = [];
-  assert.equal(jobOf(svc, 'east'), jobOf(before, 'east'));
+  // A Service change in a namespace the member exports from already touches neither checksum nor
+  // the Job; a member's first (or last) Service in a namespace is a new Job: it re-exports there.
+  const more = owningConfig();
+  more.services = [...(more.services ?? []), { ...more.services![0]!, name: 'cart-2' }];
+  assert.equal(jobOf(more, 'east'), jobOf(before, 'east'));
+  const none = owningConfig();
+  none.services = [];
+  assert.is.not(jobOf(none, 'east').metadata.name, jobOf(before, 'east').metadata.name);
+  assert.equal(setAnnotations(jobOf(none, 'east')), setAnnotations(jobOf(before, 'east')));
+  assert.not.ok(args(jobOf(none, 'east')).includes('--export-namespace'));
 });
 
 test('GIVEN a Tier declared but used by no policy WHEN rendered THEN it is not in the checksum (not in the bundle either): the same Job', () => {
@@ -289,10 +334,10 @@ test("GIVEN reconciler.imagePullSecrets WHEN rendered THEN each member's Job pul
   assert.equal(p.reconciler.imagePullSecrets, ['mirror', 'regcred']);
 });
 
-test("THEN the Job's name is clusterset-restart- and the first 10 hex digits of the SHA-256 of its image and command line", () => {
+test("THEN the Job's name is clusterset-restart- and the first 10 hex digits of the SHA-256 of its image, command line and template version", () => {
   const p = planOf(minimalModel());
   const east = memberOf(p, 'east');
-  const a = restartArgs(p, restartAnnotations(p, east, []));
+  const a = restartArgs(p, restartAnnotations(p, east, []), ['shop']);
   assert.equal(a, [
     'restart-member-controller',
     '--namespace',
@@ -301,14 +346,23 @@ test("THEN the Job's name is clusterset-restart- and the first 10 hex digits of 
     'antrea-mc-controller',
     '--annotation',
     `clusterset/tiers-checksum=${tiersChecksum([])}`,
+    '--cluster-set',
+    'test-set',
+    '--export-namespace',
+    'shop',
   ]);
   const digest = createHash('sha256')
-    .update(JSON.stringify([DEFAULT_RECONCILER_IMAGE, ...a]), 'utf8')
+    .update(JSON.stringify([DEFAULT_RECONCILER_IMAGE, ...a, { template: 2 }]), 'utf8')
     .digest('hex');
   assert.is(restartJobName(DEFAULT_RECONCILER_IMAGE, a), `clusterset-restart-${digest.slice(0, 10)}`);
   assert.is(jobOf(minimalModel(), 'east').metadata.name, restartJobName(DEFAULT_RECONCILER_IMAGE, a));
   // The flags sort by key, whatever order the annotations come in.
-  assert.equal(restartArgs(p, { b: '2', a: '1' }).slice(5), ['--annotation', 'a=1', '--annotation', 'b=2']);
+  assert.equal(restartArgs(p, { b: '2', a: '1' }).slice(5, 9), [
+    '--annotation',
+    'a=1',
+    '--annotation',
+    'b=2',
+  ]);
 });
 
 test.run();

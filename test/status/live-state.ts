@@ -13,6 +13,7 @@ import {
   labelIdentityExportName,
   labelIdentityHash,
   RECONCILER_NAME,
+  RESTART_RECORD_ANNOTATION,
   serviceExportName,
   TOUCH_TS_ANNOTATION,
 } from '../../lib/names';
@@ -23,6 +24,8 @@ import {
   bundlesFromFiles,
   isUnread,
   kindKey,
+  RESTART_POD_SELECTOR,
+  SERVICE_EXPORTS_ALL,
   type BundleObject,
   type ClusterRead,
   type Obj,
@@ -223,6 +226,22 @@ export function liveSet(model: ClusterSetProps): LiveSet {
     for (const ns of plan.serviceNamespaces)
       for (const o of mine.get(kindKey('ServiceExport', ns)) ?? [])
         o.status = serviceExportStatus(new Date(NOW - 60_000));
+    // Every ServiceExport again, as the all-namespace list reads them.
+    touch(m.id, SERVICE_EXPORTS_ALL);
+    for (const ns of plan.serviceNamespaces)
+      for (const o of mine.get(kindKey('ServiceExport', ns)) ?? []) put(m.id, SERVICE_EXPORTS_ALL, o);
+    // The restart Job ran: complete, its record `done` on the ClusterSet; its Pod is gone (Succeeded).
+    touch(m.id, kindKey('Pod', plan.memberNamespace, RESTART_POD_SELECTOR));
+    for (const o of mine.get(kindKey('Job', plan.memberNamespace)) ?? []) {
+      o.status = { succeeded: 1, conditions: [{ type: 'Complete', status: 'True' }] };
+      for (const cs of mine.get(kindKey('ClusterSet', plan.memberNamespace)) ?? []) {
+        const md = cs.metadata as { annotations?: Record<string, string> };
+        md.annotations = {
+          ...md.annotations,
+          [RESTART_RECORD_ANNOTATION]: `${String((o.metadata as Obj).name)} done`,
+        };
+      }
+    }
   }
   return { plan, bundles, lists, unreachable: new Map() };
 }

@@ -175,7 +175,7 @@ test('GIVEN a model delivered by Argo CD WHEN objects are also held by kubectl (
   const text = formatStatus(r, 'text');
   assert.match(
     text,
-    /\nwest \(member\)\n {2}bundle {8}14 of 14 objects match; applied by Argo CD \(13\), Flux \(1\)\n {16}Tier clusterset-baseline: matches; not applied by Argo CD \(applied by kustomize-controller\)\n/,
+    /\nwest \(member\)\n {2}bundle {8}18 of 18 objects match; applied by Argo CD \(17\), Flux \(1\)\n {16}Tier clusterset-baseline: matches; not applied by Argo CD \(applied by kustomize-controller\)\n/,
   );
   assert.match(
     text,
@@ -209,7 +209,7 @@ test('GIVEN an object whose managedFields name no field (as a fake cluster may r
   const r = report(s);
   assert.ok(r.ok, r.problems.join('\n'));
   const central = r.clusters.find((c) => c.id === 'central')!.delivered;
-  assert.equal(central.appliedBy, [{ manager: 'argocd-controller', objects: 14 }]);
+  assert.equal(central.appliedBy, [{ manager: 'argocd-controller', objects: 20 }]);
 });
 
 test.run();

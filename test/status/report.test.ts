@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import clusterSet from '../../clusterset';
-import { kindKey, type Obj } from '../../lib/status/live';
+import { kindKey, SERVICE_EXPORTS_ALL, type Obj } from '../../lib/status/live';
 import { statusReport, type StatusReport } from '../../lib/status/report';
 import { formatStatus } from '../../lib/status/format';
 import { collectionsFor } from '../../lib/status/live';
@@ -232,9 +232,38 @@ test("in warm standby (waitForAntreaLeader) no Lease holder while Antrea's leade
     formatStatus(standby, 'text'),
     /standby \(reconciler\.waitForAntreaLeader\): no holder of the Lease while Antrea's leader runs: Deployment/,
   );
-  // Scaled to zero, its Pod gone: the reconciler should lead now.
+  // Scaled to zero: status.replicas reads 0 at once, but its Pod's process runs on until the kubelet
+  // reports it stopped (issue 39): still waiting, the Pod named.
   antrea.spec = { replicas: 0 };
   antrea.status = {};
+  const pod: Obj = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: 'antrea-mc-controller-6d9f-x7k2p',
+      namespace: plan.leaderNamespace,
+      deletionTimestamp: '2026-12-04T11:59:58Z',
+      deletionGracePeriodSeconds: 10,
+    },
+    spec: { nodeName: 'hub-node-0', serviceAccountName: 'antrea-mc-controller' },
+    status: {
+      phase: 'Running',
+      containerStatuses: [{ name: 'antrea-mc-controller', state: { running: { startedAt: 'x' } } }],
+    },
+  };
+  const pods = kindKey('Pod', plan.leaderNamespace, 'spec.serviceAccountName=antrea-mc-controller');
+  leader.set(pods, [pod]);
+  const terminating = report(s);
+  assert.equal(terminating.problems, []);
+  assert.match(
+    terminating.clusters.find((c) => c.id === plan.leader.id)!.reconciler!.waitingForAntreaLeader!.join('\n'),
+    /^Pod antrea-multicluster\/antrea-mc-controller-6d9f-x7k2p \(ServiceAccount antrea-mc-controller\) may still run: Running, container antrea-mc-controller running, being deleted since 2026-12-04T11:59:58Z/,
+  );
+  // Its container reported stopped (a finalizer may still hold the object): the reconciler should lead now.
+  pod.status = {
+    phase: 'Failed',
+    containerStatuses: [{ name: 'antrea-mc-controller', state: { terminated: { exitCode: 0 } } }],
+  };
   const after = report(s);
   assert.ok(
     after.problems.some((p) =>
@@ -250,6 +279,97 @@ test("in warm standby (waitForAntreaLeader) no Lease holder while Antrea's leade
   pl.get(kindKey('Lease', plan.leaderNamespace))!.splice(0);
   pl.get(kindKey('Deployment', plan.leaderNamespace))!.push({ ...antrea, spec: { replicas: 1 } });
   assert.ok(report(plain).problems.some((p) => /holds no Lease .*: is it running\?$/.test(p)));
+});
+
+test("a member's restart Job that cannot start (its image cannot be pulled) is a problem naming what its Pod waits for and the fix; one whose run recorded that it cannot go on names the cause", () => {
+  const s = liveSet(clusterSet);
+  const { plan } = s;
+  const east = s.lists.get('east')!;
+  const job = east.get(kindKey('Job', plan.memberNamespace))![0]!;
+  const name = String((job.metadata as Obj).name);
+  job.status = { active: 1 };
+  // The record of the Job before it (an older bundle's) counts for nothing.
+  const cs = named(east.get(kindKey('ClusterSet', plan.memberNamespace)), plan.clusterSetId);
+  const record = (text: string) => {
+    (cs.metadata as Obj).annotations = {
+      ...((cs.metadata as Obj).annotations as Obj),
+      'clusterset/restart': text,
+    };
+  };
+  record('clusterset-restart-0000000000 failed: old');
+  east.set(kindKey('Pod', plan.memberNamespace, 'spec.serviceAccountName=clusterset-restart'), [
+    {
+      metadata: { name: `${name}-abcde`, namespace: plan.memberNamespace, labels: { 'job-name': name } },
+      status: {
+        phase: 'Pending',
+        containerStatuses: [
+          {
+            name: 'restart',
+            state: {
+              waiting: {
+                reason: 'ImagePullBackOff',
+                message: 'Back-off pulling image "ghcr.io/clusterset/clusterset:0.1.0"',
+              },
+            },
+          },
+        ],
+      },
+    },
+  ]);
+  const r = report(s);
+  assert.equal(r.clusters.find((c) => c.id === 'east')!.restart, {
+    job: name,
+    state: 'cannot start',
+    detail: `its Pod ${name}-abcde waits, ImagePullBackOff: Back-off pulling image "ghcr.io/clusterset/clusterset:0.1.0"`,
+  });
+  assert.equal(r.problems, [
+    `east: the restart Job kube-system/${name} cannot start: its Pod ${name}-abcde waits, ImagePullBackOff: Back-off pulling image "ghcr.io/clusterset/clusterset:0.1.0": the member's nodes must be able to pull reconciler.image (build and push it with \`npx clusterset image build --push\`); the kubelet tries again by itself`,
+  ]);
+  assert.match(formatStatus(r, 'text'), `  restart       Job ${name}: cannot start: its Pod`);
+  // Its run got as far as to record why it cannot go on.
+  record(
+    `${name} failed: Deployment kube-system/antrea-mc-controller does not exist: Antrea's member controller must be installed first (antrea-multicluster-member.yml)`,
+  );
+  const f = report(s);
+  assert.equal(f.clusters.find((c) => c.id === 'east')!.restart!.state, 'failed');
+  assert.equal(f.problems, [
+    `east: the restart Job kube-system/${name} cannot go on: Deployment kube-system/antrea-mc-controller does not exist: Antrea's member controller must be installed first (antrea-multicluster-member.yml). It runs again by itself (the kubelet restarts it with its back-off) and goes on once that is fixed`,
+  ]);
+  // Waiting for the restarted controller to connect: said, not a problem.
+  record(`${name} waiting: for the leader`);
+  east.set(kindKey('Pod', plan.memberNamespace, 'spec.serviceAccountName=clusterset-restart'), []);
+  const w = report(s);
+  assert.equal(w.problems, []);
+  assert.equal(w.clusters.find((c) => c.id === 'east')!.restart, {
+    job: name,
+    state: 'waiting',
+    detail: 'for the leader',
+  });
+});
+
+test("a member's export left in the leader after its ServiceExport went (the withdrawal Antrea's member lost) is a problem that says what happened and how to withdraw it", () => {
+  const s = liveSet(clusterSet);
+  const { plan } = s;
+  const east = s.lists.get('east')!;
+  const all = east.get(SERVICE_EXPORTS_ALL)!;
+  const gone = all.find((o) => (o.metadata as Obj).name === 'cart')!;
+  all.splice(all.indexOf(gone), 1);
+  const ns = String((gone.metadata as Obj).namespace);
+  const r = report(s);
+  const hit = r.problems.filter((p) => p.includes('is still in the leader'));
+  assert.equal(hit.length, 1, r.problems.join('\n'));
+  assert.match(
+    hit[0]!,
+    `${ns}/cart: east has no ServiceExport ${ns}/cart, yet its export east-${ns}-cart-service is still in the leader`,
+  );
+  assert.match(
+    hit[0]!,
+    `\`kubectl --context <${plan.leader.id}> -n ${plan.leaderNamespace} delete resourceexport east-${ns}-cart-service east-${ns}-cart-endpoints\``,
+  );
+  // One being withdrawn (its deletion waits on the reconciler's finalizer) is no leftover.
+  const res = s.lists.get(plan.leader.id)!.get(kindKey('ResourceExport', plan.leaderNamespace))!;
+  (named(res, `east-${ns}-cart-service`).metadata as Obj).deletionTimestamp = '2026-12-04T11:59:59Z';
+  assert.not.ok(report(s).problems.some((p) => p.includes('is still in the leader')));
 });
 
 test('uninstalling: members still joined are reported leaving, with what is left of each; once all of it is gone the set is ok', () => {
