@@ -257,8 +257,17 @@ standby(
     );
     assert.is(line.level, 'warn');
     const running = line.running as string[];
+    // The real ReplicaSet controller created its Pod before the reconciler started (status.replicas
+    // read 1); no node takes it here, and a Pod that may yet be scheduled counts as running.
+    const pods = ok('list Pods', await request(c.f.leader.admin, 'GET', `/api/v1/namespaces/${c.f.ns}/pods`))
+      .json as { items: { metadata: { name: string } }[] };
+    const pod = pods.items
+      .map((p) => p.metadata.name)
+      .find((n) => n.startsWith(`${ANTREA_LEADER_DEPLOYMENT}-`));
+    assert.ok(pod, "the ReplicaSet controller's Pod");
     assert.equal(running, [
       `Deployment ${c.f.ns}/antrea-mc-controller has replicas (spec.replicas 1, status.replicas 1)`,
+      `Pod ${c.f.ns}/${pod} (ServiceAccount ${ANTREA_LEADER_DEPLOYMENT}) may still run: Pending, not scheduled yet`,
       `MutatingWebhookConfiguration ${ANTREA_LEADER_WEBHOOKS.mutating} exists`,
       `ValidatingWebhookConfiguration ${ANTREA_LEADER_WEBHOOKS.validating} exists`,
     ]);
