@@ -114,17 +114,22 @@ export interface ClusterSetProps {
 
   /**
    * Uninstall the ClusterSet. Nothing else in the model changes: it still says what is being
-   * removed. Set, every member bundle leaves `out/` (and the member side of a leader that is also a
-   * member), with its Argo CD Application or Flux Kustomizations, so the roots prune them and, with
-   * prune on, Argo CD and Flux delete what they applied in each member; Antrea's member controller,
-   * its ClusterSet gone, then deletes its MemberClusterAnnounce from the leader, and the reconciler
-   * deletes that member's exports. The leader's bundle and delivery stay as they were until every
-   * member has left: members leave through their identities there, and the reconciler releases
-   * their exports, whose finalizers would otherwise hold the leader namespace in Terminating. The
-   * pull request's "After merge" block then lists, in order, what is left to a person: wait for
+   * removed.
+   *
+   * Set, every member bundle leaves `out/` (and the member side of a leader that is also a member),
+   * with its Argo CD Application or Flux Kustomizations, so the roots prune them and, with prune on,
+   * Argo CD and Flux delete what they applied in each member. Antrea's member controller, its
+   * ClusterSet gone, then deletes its MemberClusterAnnounce from the leader, and the reconciler
+   * deletes that member's exports.
+   *
+   * The leader's bundle and delivery stay as they were until every member has left: members leave
+   * through their identities there, and the reconciler releases their exports, whose finalizers
+   * would otherwise hold the leader namespace in Terminating.
+   *
+   * The pull request's "After merge" block then lists, in order, what is left to a person: wait for
    * every member's announce to go, delete the root and the leader's Application or Kustomization
-   * (the leader namespace goes with everything in it), the AppProject or GitRepository, the
-   * cluster registrations and the members' token Secrets. CRDs and Antrea's own Deployment stay
+   * (the leader namespace goes with everything in it), the AppProject or GitRepository, the cluster
+   * registrations and the members' token Secrets. CRDs and Antrea's own Deployment stay
    * (docs/runbook.md, "Step 9: uninstall").
    * @default false
    */
@@ -783,19 +788,28 @@ export interface ReconcilerProps {
    * leader namespace: the warm standby of a cut-over from Antrea's leader (`clusterset import`
    * writes it true, docs/import.md). The reconciler starts, syncs its caches, serves metrics and
    * readiness (a standby replica is Ready), but takes the Lease `clusterset-reconciler` only once
-   * Deployment `antrea-mc-controller` in the leader namespace has no replicas (`spec.replicas` and
-   * `status.replicas` 0) or does not exist, and neither of Antrea's leader webhook configurations
-   * (`antrea-multicluster-antrea-mc-mutating-webhook-configuration`,
-   * `antrea-multicluster-antrea-mc-validating-webhook-configuration`, which fail closed without
-   * their Pod) exists; it leads within seconds of the last of them going (it watches them). Should
-   * any of them come back while it leads, it stops writing, releases the Lease, logs an error
-   * naming what came back, and leads again once it is gone: two leader writers never run at once.
+   * none of these is left:
+   *
+   * - replicas of Deployment `antrea-mc-controller` in the leader namespace (`spec.replicas` or
+   *   `status.replicas` above 0);
+   * - a Pod of ServiceAccount `antrea-mc-controller` there whose process may still run: one being
+   *   deleted counts until the kubelet reports its containers stopped, since `status.replicas`
+   *   reads 0 at once while its process goes on writing through its grace period;
+   * - either of Antrea's leader webhook configurations
+   *   (`antrea-multicluster-antrea-mc-mutating-webhook-configuration`,
+   *   `antrea-multicluster-antrea-mc-validating-webhook-configuration`, which fail closed without
+   *   their Pod).
+   *
+   * It leads within seconds of the last of them going (it watches them). Should any come back while
+   * it leads, it stops writing, releases the Lease, logs an error naming what came back, and leads
+   * again once it is gone: two leader writers never run at once.
+   *
    * Meanwhile the leader bundle's admission policies let Antrea's leader
    * (`system:serviceaccount:<leaderNamespace>:antrea-mc-controller`) write the compiled
    * ResourceImports as it does today, and the reconciler's Role and a ClusterRole
-   * `<leaderNamespace>-clusterset-reconciler-antrea-leader` let it get, list and watch that
-   * Deployment and those two webhook configurations by name. Set it false (or remove it) once the
-   * cut-over is done: the exception and those rights go, and the reconciler no longer looks.
+   * `<leaderNamespace>-clusterset-reconciler-antrea-leader` let it read that Deployment, those Pods
+   * and the two webhook configurations. Set it false (or remove it) once the cut-over is done: the
+   * exception and those rights go, and the reconciler no longer looks.
    * @default false
    */
   readonly waitForAntreaLeader?: boolean;

@@ -1,7 +1,9 @@
 /**
  * Writes the generated pages of the documentation site, and nothing else:
  *  - docs/reference/model.md, from the doc comments of lib/model.ts (scripts/docs/model-reference.ts);
- *  - docs/reference/cli.md, from the commands' yargs definitions (scripts/docs/cli-reference.ts).
+ *  - docs/reference/cli.md, from the commands' yargs definitions (scripts/docs/cli-reference.ts);
+ *  - docs/examples.md, from examples/: its README's list, each example's README, model and out/
+ *    (scripts/docs/examples-page.ts).
  *
  * Each page is formatted with the repository's Prettier settings, so that `prettier --check .` and
  * this script agree. `--check` writes nothing and exits 1 when a committed page differs from what
@@ -12,6 +14,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as prettier from 'prettier';
 import { recordCli, renderCliReference } from './docs/cli-reference';
+import { examplesPage } from './docs/examples-page';
 import { modelReference } from './docs/model-reference';
 
 const root = path.resolve(__dirname, '..');
@@ -54,6 +57,7 @@ export async function generatedPages(): Promise<Map<string, string>> {
   for (const [rel, text] of [
     ['docs/reference/model.md', model],
     ['docs/reference/cli.md', cliPage],
+    ['docs/examples.md', examplesPage(root)],
   ] as const)
     pages.set(rel, await format(path.join(root, rel), text));
   return pages;
@@ -88,7 +92,7 @@ async function main(): Promise<void> {
       console.error(`${stale.join(', ')}: stale; run \`npm run docs:generate\` and commit the result.`);
       process.exit(1);
     }
-    console.log(`docs/reference/ is up to date (${[...pages.keys()].join(', ')}).`);
+    console.log(`the generated pages are up to date (${[...pages.keys()].join(', ')}).`);
     return;
   }
   for (const [rel, text] of pages) {

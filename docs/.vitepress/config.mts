@@ -1,9 +1,15 @@
 /**
- * The documentation site (`npm run docs:build`, in the test command). VitePress fails the build on a
- * link to a page that does not exist (ignoreDeadLinks is left unset); scripts/docs/site.ts adds the
- * rest: every page in the sidebar, every `#anchor` a heading of its page, every link to a repository
- * file (`../examples/minimal/`) a file that exists, then shown on GitHub; the links of README.md and
- * CONTRIBUTING.md are checked the same way. Nothing is fetched while building: the default theme's fonts are bundled, and the site has no search index from a service.
+ * The documentation site (`npm run docs:build`, in the test command, into .cache/docs-site/;
+ * `npm run docs:dev` serves it with live reload). VitePress fails the build on a link to a page that
+ * does not exist (ignoreDeadLinks is left unset); scripts/docs/site.ts adds the rest: every page in
+ * the sidebar, every `#anchor` a heading of its page, every link to a repository file
+ * (`../examples/minimal/`) a file that exists, then shown on GitHub, and no paragraph longer than
+ * PARAGRAPH_WORD_LIMIT words; the links of README.md and CONTRIBUTING.md are checked the same way.
+ *
+ * Nothing is fetched, neither while building nor while reading: the default theme's fonts are
+ * bundled; the search is VitePress's local search (an index built with the site, searched in the
+ * browser, no service); ```mermaid blocks are drawn in the browser by the mermaid package, bundled
+ * with the site (`mermaidFence`, docs/.vitepress/theme/Mermaid.vue).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -11,8 +17,10 @@ import { fileURLToPath } from 'node:url';
 import { createMarkdownRenderer, defineConfig } from 'vitepress';
 import {
   LinkChecker,
+  ParagraphChecker,
   SIDEBAR,
   formatLinkProblems,
+  mermaidFence,
   repositoryWebUrl,
   sidebarProblems,
 } from '../../scripts/docs/site';
@@ -28,6 +36,7 @@ const sidebar = sidebarProblems(srcDir);
 if (sidebar.length > 0) throw new Error(`docs: the sidebar and docs/ disagree:\n  ${sidebar.join('\n  ')}`);
 
 const links = new LinkChecker(root, srcDir, webUrl);
+const paragraphs = new ParagraphChecker(srcDir);
 /** Markdown files of the repository, outside docs/, whose links the build checks too. */
 const OUTSIDE_PAGES = ['README.md', 'CONTRIBUTING.md'];
 
@@ -41,6 +50,8 @@ export default defineConfig({
   markdown: {
     config: (md) => {
       md.use(links.plugin);
+      md.use(paragraphs.plugin);
+      md.use(mermaidFence);
     },
   },
   themeConfig: {
@@ -48,8 +59,10 @@ export default defineConfig({
     nav: [
       { text: 'Guide', link: '/getting-started' },
       { text: 'Reference', link: '/reference/model' },
+      { text: 'Examples', link: '/examples' },
       { text: 'Contributing', link: `${webUrl}/blob/main/CONTRIBUTING.md` },
     ],
+    search: { provider: 'local' },
     outline: [2, 3],
     socialLinks: [{ icon: 'github', link: webUrl }],
   },
@@ -63,5 +76,8 @@ export default defineConfig({
     const problems = links.problems();
     if (problems.length > 0)
       throw new Error(`docs: ${problems.length} broken link(s):\n${formatLinkProblems(problems)}`);
+    const walls = paragraphs.problems();
+    if (walls.length > 0)
+      throw new Error(`docs: ${walls.length} paragraph(s) too long:\n  ${walls.join('\n  ')}`);
   },
 });

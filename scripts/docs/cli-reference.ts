@@ -282,6 +282,16 @@ export function exitParagraphs(doc: string): string[] {
     .filter((p) => /^Exit\b/.test(p));
 }
 
+/**
+ * An "Exit …" paragraph as the page shows it: one line with its source when it names one status; a
+ * list, one status a line, when it is several sentences each starting "Exit <n>" (a wall otherwise).
+ */
+export function exitBlock(paragraph: string, source: string): string[] {
+  const sentences = paragraph.split(/(?<=\.) (?=Exit \d)/);
+  if (sentences.length < 2) return [`${paragraph} (${source})`];
+  return [`Exit statuses (${source}):`, '', ...sentences.map((x) => `- ${x}`)];
+}
+
 /** What only main.ts's source says: the shared exit statuses, and defaults computed at run time. */
 export interface MainSource {
   readonly exitStatuses: string;
@@ -484,7 +494,7 @@ export function renderCliReference(cli: CliDefs, o: RenderOptions): string {
     const exits = exitParagraphs(fileDoc(o.readFile(file)));
     out.push(
       ...(exits.length > 0
-        ? exits.map((p) => `${escapeProse(p)} (${link(file)})`)
+        ? exits.flatMap((p) => exitBlock(escapeProse(p), link(file)))
         : [`Exit statuses: as for every command ([above](#exit-statuses)). Defined in ${link(file)}.`]),
       '',
     );

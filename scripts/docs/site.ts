@@ -12,6 +12,13 @@
  *   name a file or directory that exists, and becomes a link to it on GitHub (the site serves
  *   docs/ only). The config fails the build with every problem at once.
  *
+ * - `ParagraphChecker` is a markdown-it plugin too: it finds every paragraph of a page (a list item's
+ *   included) longer than PARAGRAPH_WORD_LIMIT words, a wall a reader must scroll through, and the
+ *   config fails the build with them, as with broken links.
+ * - `mermaidFence` renders a ```mermaid block as the theme's <Mermaid> component
+ *   (docs/.vitepress/theme/), which draws it in the browser with the mermaid package: nothing is
+ *   fetched, at build time or at read time.
+ *
  * Links are written so that they work both on GitHub and on the site: relative, to `.md` files.
  */
 import * as fs from 'node:fs';
@@ -54,6 +61,7 @@ export const SIDEBAR: readonly SidebarGroup[] = [
       { text: 'Gateways', link: '/gateways' },
       { text: 'Explaining a ClusterSet', link: '/explain' },
       { text: 'Troubleshooting', link: '/troubleshooting' },
+      { text: 'Examples', link: '/examples' },
     ],
   },
   {
@@ -131,6 +139,9 @@ export interface MdToken {
   type: string;
   tag: string;
   content: string;
+  /** Source lines [begin, end) of a block token, 0-based. */
+  map: [number, number] | null;
+  info: string;
   children: MdToken[] | null;
   attrGet(name: string): string | null;
   attrSet(name: string, value: string): void;
@@ -332,4 +343,143 @@ export class LinkChecker {
 /** Problems as the build prints them, one a line. */
 export function formatLinkProblems(problems: readonly LinkProblem[]): string {
   return problems.map((p) => `  ${p.page}: ${p.link}: ${p.why}`).join('\n');
+}
+
+/**
+ * The most words a paragraph of the site may hold (a list item's paragraph included; code blocks
+ * and tables are not paragraphs). The default theme's text column is 688 px of 16 px type on 28 px
+ * lines, about 13 words a line: 120 words are some nine lines, a third of a laptop's screen; on a
+ * phone (a column of about 330 px, 6 words a line) they are about 20 lines, one screen. Past that a
+ * reader scrolls through one block to find the sentence that matters: split it into short
+ * paragraphs, a list or a table, the task first and the reference depth below.
+ */
+export const PARAGRAPH_WORD_LIMIT = 120;
+
+/**
+ * Long paragraphs of pages this check cannot split itself, each named by its page (relative to
+ * docs/) and its first words: the generated model reference (its paragraphs are lib/model.ts's doc
+ * comments, verbatim) and pages kept by others. An entry that no longer finds its long paragraph is
+ * itself a problem, so the list only shrinks: split the paragraph, then remove its entry.
+ */
+export const WALLS_TO_SPLIT: readonly { readonly page: string; readonly start: string }[] = [];
+
+/** A paragraph's words as the reader sees them: its text and code, not the link targets. */
+export function paragraphWords(inline: MdToken): string[] {
+  let text = '';
+  for (const c of inline.children ?? []) {
+    if (c.type === 'text' || c.type === 'code_inline') text += c.content;
+    else if (c.type === 'softbreak' || c.type === 'hardbreak') text += ' ';
+  }
+  return text.split(/\s+/).filter((w) => w !== '');
+}
+
+export interface LongParagraph {
+  /** The page relative to docs/, `/`-separated. */
+  readonly page: string;
+  /** 1-based line of the paragraph's first line. */
+  readonly line: number;
+  readonly words: number;
+  /** Its first words. */
+  readonly start: string;
+}
+
+/** Every paragraph of a page's tokens over `limit` words. */
+export function longParagraphs(
+  page: string,
+  tokens: readonly MdToken[],
+  limit = PARAGRAPH_WORD_LIMIT,
+): LongParagraph[] {
+  const out: LongParagraph[] = [];
+  for (let i = 0; i < tokens.length - 1; i++) {
+    const t = tokens[i] as MdToken;
+    if (t.type !== 'paragraph_open') continue;
+    const words = paragraphWords(tokens[i + 1] as MdToken);
+    if (words.length > limit)
+      out.push({
+        page,
+        line: (t.map?.[0] ?? 0) + 1,
+        words: words.length,
+        start: words.slice(0, 8).join(' '),
+      });
+  }
+  return out;
+}
+
+/**
+ * Finds the long paragraphs of every page of `srcDir` rendered through its `plugin` (README.md and
+ * CONTRIBUTING.md, rendered for their links, are not pages of the site); `problems()` lists them,
+ * less the WALLS_TO_SPLIT, and each entry of that list that no longer finds its paragraph.
+ */
+export class ParagraphChecker {
+  private readonly srcDir: string;
+  /** Per page (a page rendered again replaces what it had). */
+  private readonly found = new Map<string, LongParagraph[]>();
+
+  constructor(
+    srcDir: string,
+    private readonly limit = PARAGRAPH_WORD_LIMIT,
+    private readonly allowed: readonly { readonly page: string; readonly start: string }[] = WALLS_TO_SPLIT,
+  ) {
+    this.srcDir = path.resolve(srcDir);
+  }
+
+  readonly plugin = (md: MdLike): void => {
+    md.core.ruler.push('clusterset_paragraphs', (state) => {
+      const env = state.env as PageEnv;
+      const file = env.path ?? (env.relativePath ? path.join(this.srcDir, env.relativePath) : undefined);
+      if (!file) return;
+      const page = path.relative(this.srcDir, path.resolve(file));
+      if (page.startsWith('..') || path.isAbsolute(page)) return;
+      const rel = page.split(path.sep).join('/');
+      this.found.set(rel, longParagraphs(rel, state.tokens, this.limit));
+    });
+  };
+
+  /** One line per paragraph too long, and per allowance that finds none; in page order. */
+  problems(): string[] {
+    const out: string[] = [];
+    const used = new Set<number>();
+    for (const [page, walls] of [...this.found].sort(([a], [b]) => a.localeCompare(b)))
+      for (const w of walls) {
+        const at = this.allowed.findIndex((a) => a.page === page && w.start.startsWith(a.start));
+        if (at >= 0) {
+          used.add(at);
+          continue;
+        }
+        out.push(
+          `docs/${page}:${w.line}: a paragraph of ${w.words} words ("${w.start} …"), over ${this.limit}: split it into short paragraphs, a list or a table`,
+        );
+      }
+    this.allowed.forEach((a, i) => {
+      if (!used.has(i) && this.found.has(a.page))
+        out.push(
+          `docs/${a.page}: no paragraph over ${this.limit} words starts "${a.start}" any more: remove it from WALLS_TO_SPLIT (scripts/docs/site.ts)`,
+        );
+    });
+    return out;
+  }
+}
+
+/** The part of markdown-it's renderer `mermaidFence` replaces. */
+export interface MdRendererLike {
+  renderer: {
+    rules: {
+      fence?: (tokens: MdToken[], idx: number, options: unknown, env: unknown, self: unknown) => string;
+    };
+  };
+}
+
+/**
+ * Renders each ```mermaid block as `<Mermaid code="…"/>`, the theme's component
+ * (docs/.vitepress/theme/Mermaid.vue), which draws it in the browser; every other block as before.
+ * The source travels URI-encoded, so that nothing in it reads as HTML or as Vue's `{{ }}`.
+ */
+export function mermaidFence(md: MdRendererLike): void {
+  const fence = md.renderer.rules.fence;
+  md.renderer.rules.fence = (tokens, idx, options, env, self) => {
+    const t = tokens[idx] as MdToken;
+    if (t.info.trim() === 'mermaid') return `<Mermaid code="${encodeURIComponent(t.content)}" />\n`;
+    if (!fence) throw new Error('mermaidFence: markdown-it has no fence rule to fall back on');
+    return fence(tokens, idx, options, env, self);
+  };
 }
