@@ -14,7 +14,10 @@
  *   `<folder>/kustomization.yaml` each (folders `argocd`, `argocd/apps`, `flux`), but for the folders
  *   of partial objects (`argocd/config`, render/delivery.ts PATCH_FOLDERS), which get none;
  * - `.clusterset-index` lists every emitted file, so that the writer prunes what the model no longer
- *   produces and never touches anything else.
+ *   produces; beside it, the writer prunes any file no synth wrote in the folders it renders into, and
+ *   touches nothing outside them (lib/cli/write.ts). The index's header line ("files not listed
+ *   here are never touched") holds outside those folders; it is kept as it is because every
+ *   committed out/ holds it.
  */
 import { cmp } from './diagnostics';
 import type { Diagnostic } from './diagnostics';

@@ -14,6 +14,9 @@
  * directories are never racy. What this cannot see is a file put back with an older timestamp and the same size
  * (`cp -p`, `tar x`, `touch -d`): `synth --force` compiles and compares bytes regardless, and
  * `synth --check` always does.
+ *
+ * The cache also records the model file that wrote out/ (`model`, an absolute path), which the CLI's
+ * synth reads to refuse writing the default out/ from another model (lib/cli/commands.ts).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -32,6 +35,8 @@ export interface SynthOutcome {
   readonly write: readonly string[];
   readonly unchanged: readonly string[];
   readonly prune: readonly string[];
+  /** The files of `prune` that no synth wrote, in a folder synth owns (lib/cli/write.ts). */
+  readonly foreign: readonly string[];
   /** What recovering an interrupted earlier run did, if anything. */
   readonly recovered?: string;
   /**
@@ -46,6 +51,8 @@ export interface SynthOptions {
   readonly force?: boolean;
   /** Called at each compile stage (for --progress). */
   readonly onStage?: (stage: string) => void;
+  /** The model file, recorded in the cache as the model out/ was written from (modelOf). */
+  readonly modelFile?: string;
 }
 
 interface Cache {
@@ -55,6 +62,8 @@ interface Cache {
   readonly files: readonly (readonly [string, number])[];
   /** The compile's warnings, reported again by a synth that skips the compile. */
   readonly warnings: readonly Diagnostic[];
+  /** The absolute path of the model file the write came from, when the caller said. */
+  readonly model?: string;
 }
 
 function readCache(outDir: string): { cache: Cache; mtimeMs: number } | undefined {
@@ -68,6 +77,12 @@ function readCache(outDir: string): { cache: Cache; mtimeMs: number } | undefine
   } catch {
     return undefined;
   }
+}
+
+/** The model file (absolute path) that last wrote out/, as its cache records it; undefined if none does. */
+export function modelOf(outDir: string): string | undefined {
+  const model = readCache(outDir)?.cache.model;
+  return typeof model === 'string' ? model : undefined;
 }
 
 /**
@@ -91,12 +106,14 @@ export function upToDate(
     const file = path.join(outDir, rel);
     const st = fs.statSync(file, { throwIfNoEntry: false });
     if (!st || !st.isFile() || st.size !== size || st.mtimeMs >= before) return undefined;
-    dirs.add(path.dirname(file));
+    // Each directory up to out/'s top folders: a file added in a new folder changes its parent's.
+    for (let d = path.dirname(file); d.length > outDir.length && !dirs.has(d); d = path.dirname(d))
+      dirs.add(d);
     listed.push(rel);
   }
-  // A file added beside ours since (a stray of an older clusterset's interrupted write, say) changed
-  // its directory's timestamp: a listing per directory is not needed.
-  dirs.delete(outDir);
+  // A file added beside ours since (one a branch switch left, a stray of an older clusterset's
+  // interrupted write) changed its directory's timestamp: a listing per directory is not needed.
+  // out/ itself is left out: the cache file changes it, and synth prunes nothing at its top.
   for (const dir of dirs) {
     const st = fs.statSync(dir, { throwIfNoEntry: false });
     if (!st || st.mtimeMs >= before) return undefined;
@@ -119,6 +136,7 @@ function writeCache(
   digest: string,
   files: ReadonlyMap<string, string>,
   warnings: readonly Diagnostic[],
+  modelFile: string | undefined,
 ): void {
   const cacheFile = path.join(outDir, CACHE_FILE);
   try {
@@ -130,10 +148,29 @@ function writeCache(
       digest,
       files: [...files].map(([rel, text]) => [rel, Buffer.byteLength(text)] as const),
       warnings,
+      ...(modelFile === undefined ? {} : { model: path.resolve(modelFile) }),
     };
     if (!writeAfter(cacheFile, JSON.stringify(cache), newest)) fs.rmSync(cacheFile, { force: true });
   } catch {
     // A cache is an optimization: without one the next synth compiles.
+    fs.rmSync(cacheFile, { force: true });
+  }
+}
+
+/**
+ * Records `modelFile` in the cache of an out/ that is up to date, when another model file (with the
+ * same values) wrote it: out/ now belongs to this one. The rewritten cache stays later than out/.
+ */
+function recordModel(outDir: string, modelFile: string): void {
+  const found = readCache(outDir);
+  const model = path.resolve(modelFile);
+  if (!found || found.cache.model === model) return;
+  const cacheFile = path.join(outDir, CACHE_FILE);
+  try {
+    const text = JSON.stringify({ ...found.cache, model });
+    if (!writeAfter(cacheFile, text, Math.max(found.mtimeMs, fs.statSync(outDir).mtimeMs)))
+      fs.rmSync(cacheFile, { force: true });
+  } catch {
     fs.rmSync(cacheFile, { force: true });
   }
 }
@@ -153,19 +190,26 @@ export function compileForSynth(
   const digest = compileDigest(model);
   if (digest !== undefined && !o.force) {
     const known = upToDate(outDir, digest);
-    if (known) return { outcome: { write: [], unchanged: known.files, prune: [], warnings: known.warnings } };
+    if (known) {
+      if (o.modelFile !== undefined) recordModel(outDir, o.modelFile);
+      return {
+        outcome: { write: [], unchanged: known.files, prune: [], foreign: [], warnings: known.warnings },
+      };
+    }
   }
   // Loaded only when a compile runs, so that an up-to-date synth starts fast.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { compile } = require('./compile') as typeof Compile;
   const result = compile(model, o.onStage);
   if (result.diagnostics.length > 0)
-    return { outcome: { result, write: [], unchanged: [], prune: [], warnings: result.warnings } };
+    return {
+      outcome: { result, write: [], unchanged: [], prune: [], foreign: [], warnings: result.warnings },
+    };
   return {
     result,
     write: () => {
       const written = writeOut(outDir, result.files);
-      if (digest !== undefined) writeCache(outDir, digest, result.files, result.warnings);
+      if (digest !== undefined) writeCache(outDir, digest, result.files, result.warnings, o.modelFile);
       else fs.rmSync(path.join(outDir, CACHE_FILE), { force: true });
       return { result, ...written, warnings: result.warnings };
     },

@@ -12,7 +12,7 @@ import { JOURNAL_FILE } from '../lib/cli/write';
 import { COMPILER_DIRS, compileDigest, dependencyClosure, encodeModel } from '../lib/digest';
 import { INDEX_FILE } from '../lib/emit';
 import { loadModelFile } from '../lib/load';
-import { CACHE_FILE, synthInto } from '../lib/synth';
+import { CACHE_FILE, modelOf, synthInto } from '../lib/synth';
 import { minimalModel } from './helpers/models';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -203,6 +203,31 @@ test('a skip never hides an edited, removed or half-written out/', () => {
   fs.writeFileSync(path.join(out, CACHE_FILE), '{ not json');
   assert.ok(synthInto(model, out).result, 'a broken cache makes synth compile');
   assert.is(synthInto(model, out).result, undefined, 'and the next one skips again');
+});
+
+test('a skip never hides a file no synth wrote in a folder synth owns, even in a folder of its own; the write prunes it', () => {
+  const out = tmpOut();
+  const model = minimalModel();
+  synthInto(model, out);
+  const stray = path.join(out, 'clusters', 'gone', 'kube-system', 'Job.old.yaml');
+  fs.mkdirSync(path.dirname(stray), { recursive: true });
+  fs.writeFileSync(stray, 'kind: Job\n');
+  const again = synthInto(model, out);
+  assert.ok(again.result, 'a new folder in clusters/ makes synth compile');
+  assert.equal(again.foreign, ['clusters/gone/kube-system/Job.old.yaml']);
+  assert.not.ok(fs.existsSync(path.join(out, 'clusters', 'gone')));
+  assert.is(synthInto(model, out).result, undefined, 'and the next one skips again');
+});
+
+test('the cache records the model file that last wrote out/, even through a skip', () => {
+  const out = tmpOut();
+  const model = minimalModel();
+  assert.is(modelOf(out), undefined);
+  synthInto(model, out, { modelFile: 'a.json' });
+  assert.is(modelOf(out), path.resolve('a.json'));
+  assert.is(synthInto(model, out, { modelFile: 'b.json' }).result, undefined, 'skipped');
+  assert.is(modelOf(out), path.resolve('b.json'));
+  assert.is(synthInto(model, out).result, undefined, 'the cache still says out/ is up to date');
 });
 
 test.run();

@@ -98,16 +98,76 @@ function selectsAll(x: unknown): boolean {
 }
 
 /**
- * Whether a Pod selection (an appliedTo entry, or a peer) takes in every Pod of every Namespace:
- * an empty namespaceSelector (with no podSelector, or an empty one), or an empty podSelector alone,
- * which in a ClusterNetworkPolicy selects Pods in all Namespaces.
+ * Whether a label selector selects an object with exactly `labels`, as the API server matches
+ * (every matchLabels pair and every expression must hold; NotIn and DoesNotExist hold for a label
+ * the object lacks). A selector that is not an object, or an expression the schema refuses, selects
+ * nothing: its own rule reports it.
  */
-function everyPod(x: Record<string, unknown>): boolean {
+function selectsLabels(x: unknown, labels: Readonly<Record<string, string>>): boolean {
+  if (!isObject(x)) return false;
+  const { matchLabels, matchExpressions } = x;
+  if (matchLabels !== undefined) {
+    if (!isObject(matchLabels)) return false;
+    if (Object.entries(matchLabels).some(([k, v]) => labels[k] !== v)) return false;
+  }
+  if (matchExpressions === undefined) return true;
+  if (!Array.isArray(matchExpressions)) return false;
+  return matchExpressions.every((e: unknown) => {
+    if (!isObject(e) || typeof e.key !== 'string') return false;
+    const value = Object.hasOwn(labels, e.key) ? labels[e.key] : undefined;
+    const values = Array.isArray(e.values) ? (e.values as unknown[]) : [];
+    switch (e.operator) {
+      case 'In':
+        return value !== undefined && values.includes(value);
+      case 'NotIn':
+        return value === undefined || !values.includes(value);
+      case 'Exists':
+        return value !== undefined;
+      case 'DoesNotExist':
+        return value === undefined;
+      default:
+        return false;
+    }
+  });
+}
+
+/**
+ * kube-system's labels, all a policy can count on: the name label every Namespace carries (Kubernetes
+ * 1.22 and later). A selector on any other label is taken not to select it.
+ */
+const KUBE_SYSTEM_LABELS = { [NAMESPACE_NAME_LABEL]: 'kube-system' };
+
+/**
+ * The labels of a Namespace no selector of the model can name: the name label, with a name no
+ * model writes. A selector that selects it selects every Namespace but those it names.
+ */
+const ANY_NAMESPACE_LABELS = { [NAMESPACE_NAME_LABEL]: '\u0000any namespace' };
+
+/**
+ * Which Namespaces a Pod selection (an appliedTo entry, or a peer) takes in with every Pod of each:
+ * `kubeSystem` when it selects kube-system, `all` when it selects every Namespace but those it names.
+ * A namespaceSelector (with no podSelector, or an empty one) selects by the labels above; an empty
+ * podSelector alone selects Pods in all Namespaces (a ClusterNetworkPolicy's meaning); a non-empty
+ * podSelector, or any other kind of peer, takes in none whole.
+ */
+function podsTakenIn(x: Record<string, unknown>): { kubeSystem: boolean; all: boolean } {
+  const none = { kubeSystem: false, all: false };
   const alone = ['group', 'serviceAccount', 'nodeSelector', 'ipBlock', 'fqdn', 'namespaces'];
-  if (alone.some((k) => x[k] !== undefined)) return false;
-  if (x.namespaceSelector !== undefined)
-    return selectsAll(x.namespaceSelector) && (x.podSelector === undefined || selectsAll(x.podSelector));
-  return x.podSelector !== undefined && selectsAll(x.podSelector);
+  if (alone.some((k) => x[k] !== undefined)) return none;
+  if (x.namespaceSelector !== undefined) {
+    if (x.podSelector !== undefined && !selectsAll(x.podSelector)) return none;
+    return {
+      kubeSystem: selectsLabels(x.namespaceSelector, KUBE_SYSTEM_LABELS),
+      all: selectsLabels(x.namespaceSelector, ANY_NAMESPACE_LABELS),
+    };
+  }
+  const every = x.podSelector !== undefined && selectsAll(x.podSelector);
+  return { kubeSystem: every, all: every };
+}
+
+/** Whether a peer takes in every Pod of every Namespace (but those it names). */
+function everyPod(x: Record<string, unknown>): boolean {
+  return podsTakenIn(x).all;
 }
 
 /** CoreDNS's container ports are named so (kubeadm, kube-dns, most distributions). */
@@ -454,10 +514,13 @@ export const policyRules: readonly Rule[] = [
   warning(
     'policy-drop-catches-kube-system',
     'A policy applied to every Namespace does not drop or reject DNS traffic from or to every other Namespace, unless the model allows DNS explicitly.',
-    'An empty namespaceSelector (or an empty podSelector alone) in appliedTo takes in kube-system: a Drop or Reject ' +
-      "ingress rule from every Namespace then refuses every Pod's DNS queries at CoreDNS, and one on egress to every " +
-      'Namespace stops them on the way, so name resolution fails in the whole cluster. Legal, and meant for the ' +
-      'applications alone almost every time; silent when a policy of the model allows DNS (port 53) in that direction.',
+    'An appliedTo entry that selects kube-system takes in CoreDNS: an empty namespaceSelector (or an empty ' +
+      "podSelector alone), one on kube-system's only dependable label (kubernetes.io/metadata.name: matchLabels, In), " +
+      'one that every Namespace meets (that label Exists), or NotIn and DoesNotExist that leave kube-system in. A ' +
+      "Drop or Reject ingress rule from every Namespace then refuses every Pod's DNS queries at CoreDNS, and one on " +
+      'egress to every Namespace stops them on the way (or cuts CoreDNS off), so name resolution fails in the whole ' +
+      'cluster. Legal, and meant for the applications alone almost every time; silent when a policy of the model ' +
+      'allows DNS (port 53) in that direction.',
     (m, report) => {
       const allowed = { ingress: allowsDnsSomewhere(m, 'ingress'), egress: allowsDnsSomewhere(m, 'egress') };
       for (const p of policiesOf(m)) {
@@ -465,20 +528,33 @@ export const policyRules: readonly Rule[] = [
         // Per appliedTo entry that selects everything and direction: the rules it puts on kube-system.
         const found = new Map<
           string,
-          { path: string; direction: 'ingress' | 'egress'; rules: At<IngressRuleProps | EgressRuleProps>[] }
+          {
+            path: string;
+            direction: 'ingress' | 'egress';
+            /** The entry takes in every Namespace, not kube-system alone (or with a few). */
+            everyNamespace: boolean;
+            rules: At<IngressRuleProps | EgressRuleProps>[];
+          }
         >();
         for (const r of rulesOf(p)) {
           if (allowed[r.direction] || !dropsDns(r.direction, r.value)) continue;
           const appliedTo =
             policyLevel.length > 0 ? policyLevel : objects(r.value.appliedTo, `${r.path}.appliedTo`);
-          const all = appliedTo.find((a) => everyPod(a.value as unknown as Record<string, unknown>));
-          if (!all) continue;
-          const key = `${all.path}\n${r.direction}`;
-          const entry = found.get(key) ?? { path: all.path, direction: r.direction, rules: [] };
+          const taken = appliedTo
+            .map((a) => ({ a, in: podsTakenIn(a.value as unknown as Record<string, unknown>) }))
+            .find((t) => t.in.kubeSystem);
+          if (!taken) continue;
+          const key = `${taken.a.path}\n${r.direction}`;
+          const entry = found.get(key) ?? {
+            path: taken.a.path,
+            direction: r.direction,
+            everyNamespace: taken.in.all,
+            rules: [],
+          };
           entry.rules.push(r);
           found.set(key, entry);
         }
-        for (const { path, direction, rules } of found.values()) {
+        for (const { path, direction, everyNamespace, rules } of found.values()) {
           const first = rules[0]!;
           const verb = first.value.action === 'Reject' ? 'rejects' : 'drops';
           const more =
@@ -486,15 +562,22 @@ export const policyRules: readonly Rule[] = [
           const effect =
             direction === 'ingress'
               ? `${verb} traffic from every Namespace: CoreDNS in kube-system then refuses every Pod's DNS queries`
-              : `${verb} traffic to every Namespace: no Pod reaches CoreDNS in kube-system any more`;
+              : everyNamespace
+                ? `${verb} traffic to every Namespace: no Pod reaches CoreDNS in kube-system any more`
+                : `${verb} kube-system's traffic to every Namespace: CoreDNS is cut off with the rest of kube-system`;
+          const scope = everyNamespace
+            ? 'applies to every Namespace, kube-system included'
+            : `applies to kube-system (${path} selects it by its ${quote(NAMESPACE_NAME_LABEL)} label)`;
           report(
             path,
-            `${p.kind} policy ${quote(p.value.name)} applies to every Namespace, kube-system included, ` +
+            `${p.kind} policy ${quote(p.value.name)} ${scope}, ` +
               `and its ${direction} rule ${quote(first.value.name ?? first.index)} (${first.path})${more} ${effect}, ` +
               'which cuts DNS in the whole cluster',
-            direction === 'ingress'
-              ? `exclude kube-system: write ${path} as ${WITHOUT_KUBE_SYSTEM}`
-              : `allow DNS before it: add the rule { action: "Allow", to: [{ namespaceSelector: { matchLabels: { ${quote(NAMESPACE_NAME_LABEL)}: "kube-system" } } }], ports: [{ protocol: "UDP", port: 53 }, { protocol: "TCP", port: 53 }] } ahead of it, and exclude kube-system: write ${path} as ${WITHOUT_KUBE_SYSTEM}`,
+            !everyNamespace
+              ? `allow DNS before it: add the rule { action: "Allow", ports: [{ protocol: "UDP", port: 53 }, { protocol: "TCP", port: 53 }] } ahead of it, or leave kube-system out of ${path}`
+              : direction === 'ingress'
+                ? `exclude kube-system: write ${path} as ${WITHOUT_KUBE_SYSTEM}`
+                : `allow DNS before it: add the rule { action: "Allow", to: [{ namespaceSelector: { matchLabels: { ${quote(NAMESPACE_NAME_LABEL)}: "kube-system" } } }], ports: [{ protocol: "UDP", port: 53 }, { protocol: "TCP", port: 53 }] } ahead of it, and exclude kube-system: write ${path} as ${WITHOUT_KUBE_SYSTEM}`,
           );
         }
       }

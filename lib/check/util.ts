@@ -145,6 +145,15 @@ export function nearest(s: string, candidates: Iterable<string>): string | undef
   return best;
 }
 
+/**
+ * `; did you mean "x"?` when a candidate is close to `s` (closest()), else nothing: the one "did you
+ * mean" of every command that takes a cluster ID (token, explain --cluster, status --context-for).
+ */
+export function didYouMean(s: string, candidates: Iterable<string>): string {
+  const c = closest(s, candidates);
+  return c === undefined ? '' : `; did you mean ${JSON.stringify(c)}?`;
+}
+
 /** `fix`, preceded by `did you mean "x"? If not, ` when a candidate is close to `s`. */
 export function orClosest(s: string, candidates: Iterable<string>, fix: string): string {
   const c = closest(s, candidates);

@@ -1,8 +1,22 @@
 /**
- * Every command of the CLI: synth and validate (here), diff, explain, init, status, import, token,
- * reconcile, restart-member-controller, image and version (completion is main.ts's). main.ts loads this module
- * for every command but the two the image runs (`reconcile`, `restart-member-controller`) and the
- * light ones (`image`, `version`, `completion`), which need none of the compiler's modules.
+ * Every command of the CLI: synth, check and validate (here), diff, explain, init, status, import,
+ * token, reconcile, restart-member-controller, image and version (completion is main.ts's). main.ts
+ * loads this module for every command but the two the image runs (`reconcile`,
+ * `restart-member-controller`) and the light ones (`image`, `version`, `completion`), which need none
+ * of the compiler's modules.
+ *
+ * The default out/ belongs to one model: `clusterset.ts` when there is one (the project's model, what
+ * `npm run synth` renders), else the model that last wrote it (recorded in its cache). synth writes it
+ * from no other model unless `--out` names it: a scratch model never rewrites the project's out/.
+ *
+ * Exit 0 when out/ is written (synth), up to date (check, synth --check) or the model valid
+ * (validate). Exit 1 when out/ is stale (check, synth --check): a file the model renders differently
+ * or no longer renders, a file it renders that is missing, a file no synth wrote in a folder synth
+ * owns (`clusters/`, and `argocd/` or `flux/` when the model delivers with them), or what an
+ * interrupted synth left. Exit 2 for a model that cannot be loaded or has problems (warnings too,
+ * under `--strict`), and for usage errors, among them synth asked to write the default out/ from a
+ * model other than the one it belongs to (nothing is written; pass `--out`). Exit 74 when out/
+ * cannot be written (out/ is left as it was).
  */
 import * as path from 'node:path';
 import type { Argv } from 'yargs';
@@ -26,12 +40,14 @@ import {
   loadReported,
   reportProblems,
   reportWarnings,
+  EXIT_MODEL,
+  type ModelOptions,
   type ReportFormat,
 } from './model';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import type * as Synth from '../synth';
-import { faultPoint, planWrite } from './write';
+import { faultPoint, ownedFolders, planWrite } from './write';
 import { count } from '../plural';
 
 const FORMAT_OPTION = {
@@ -50,6 +66,73 @@ function progress(enabled: boolean): (stage: string) => void {
 /** At most this many GitHub annotations for the files of a stale out/; the rest are counted. */
 const MAX_FILE_ANNOTATIONS = 20;
 
+/** The model of synth, check, validate, diff, explain and status when none is named: the project's. */
+const DEFAULT_MODEL = 'clusterset.ts';
+/** The output directory of synth and check when --out is not given. */
+const DEFAULT_OUT = 'out';
+
+/** `out/clusters/, out/argocd/ and out/flux/`: the folders of out/ synth owns, for messages. */
+function ownedList(shown: string, files: Iterable<string>): string {
+  const names = [...ownedFolders(files)].sort().map((f) => `${shown}/${f}/`);
+  return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+}
+
+/** `p` resolved, through symbolic links when it exists: one file, one string. */
+function realPath(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
+/**
+ * The model the default out/ belongs to, when it is not `model`: ./clusterset.ts when it exists (the
+ * project's model), else the model that last wrote out/ (its cache records it) while that file
+ * exists; undefined when `model` is that one, or out/ belongs to none.
+ */
+function otherOwner(model: string, outDir: string): { file: string; what: string } | undefined {
+  const mine = realPath(model);
+  if (fs.existsSync(DEFAULT_MODEL)) {
+    return realPath(DEFAULT_MODEL) === mine
+      ? undefined
+      : { file: DEFAULT_MODEL, what: "the project's model" };
+  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const recorded = (require('../synth') as typeof Synth).modelOf(outDir);
+  if (recorded === undefined || !fs.existsSync(recorded) || realPath(recorded) === mine) return undefined;
+  return { file: path.relative(process.cwd(), recorded) || recorded, what: 'the model that last wrote it' };
+}
+
+/**
+ * Refuses, exit 2, a synth that would write the default out/ from a model it does not belong to
+ * (otherOwner): `clusterset synth mistakes/m.ts` must not rewrite the project's out/. Says how to
+ * render it elsewhere, check it without writing, or replace out/ on purpose. True when it refused.
+ */
+function refuseOtherOwner(model: string, format: ReportFormat): boolean {
+  const owner = otherOwner(model, path.resolve(DEFAULT_OUT));
+  if (!owner) return false;
+  const dir = path.dirname(model);
+  const elsewhere =
+    dir === '.' ? `out-${path.basename(model).replace(/\.[^.]*$/, '')}` : path.join(dir, DEFAULT_OUT);
+  const message = `${DEFAULT_OUT}/ belongs to ${owner.file} (${owner.what}), not to ${model}; nothing was written`;
+  const fixes = [
+    `render ${model} into a folder of its own: clusterset synth ${model} --out ${elsewhere}`,
+    `check it without writing anything: clusterset validate ${model}`,
+    `replace ${DEFAULT_OUT}/ with its rendering on purpose: clusterset synth ${model} --out ${DEFAULT_OUT}`,
+  ];
+  process.exitCode = EXIT_MODEL;
+  if (format === 'json') {
+    const d = { rule: 'out-owner', path: '', message, fix: fixes.join('; or '), severity: 'error' };
+    process.stdout.write(`${JSON.stringify({ ok: false, diagnostics: [d] })}\n`);
+    return true;
+  }
+  process.stderr.write(`clusterset: synth ${model}: ${message}.\n${fixes.map((f) => `  ${f}\n`).join('')}`);
+  if (format === 'github')
+    process.stdout.write(`${annotation(model, 'out-owner', `${message}: ${fixes[0]}`)}\n`);
+  return true;
+}
+
 /**
  * `synth --check`: out/ against what the model renders, in the chosen format; exit 1 when it is
  * stale or holds what an interrupted synth left. Files are `added` (rendered, not in out/),
@@ -65,12 +148,14 @@ function reportCheck(
   const p = planWrite(outDir, r.files);
   const added = p.write.filter((f) => !fs.existsSync(path.join(outDir, f)));
   const changed = p.write.filter((f) => fs.existsSync(path.join(outDir, f)));
-  const removed = p.prune;
-  const stale = added.length + changed.length + removed.length > 0;
+  const extra = p.foreign;
+  const foreign = new Set(extra);
+  const removed = p.prune.filter((f) => !foreign.has(f));
+  const stale = added.length + changed.length + removed.length + extra.length > 0;
   const ok = p.strays.length === 0 && !stale;
   if (!ok) process.exitCode = 1;
   if (format === 'json') {
-    const files = { added, changed, removed, unchanged: p.unchanged.length };
+    const files = { added, changed, removed, extra, unchanged: p.unchanged.length };
     process.stdout.write(
       `${JSON.stringify({ ok, ...jsonWarnings(model, r.warnings), interrupted: p.strays, files })}\n`,
     );
@@ -90,6 +175,7 @@ function reportCheck(
       ['added:  ', added, 'the model renders this file; out/ does not have it'],
       ['changed:', changed, 'the model renders this file differently'],
       ['removed:', removed, 'the model no longer renders this file'],
+      ['extra:  ', extra, 'no synth wrote this file, in a folder synth owns'],
     ];
     for (const [label, files, why] of lists)
       for (const f of files) {
@@ -99,6 +185,10 @@ function reportCheck(
           text: `${why}: run \`npm run synth\` and commit the result`,
         });
       }
+    if (extra.length > 0)
+      process.stderr.write(
+        `(synth removes the extra files: ${ownedList(shown, r.files.keys())} hold only what the model renders; keep files of your own outside them)\n`,
+      );
   } else {
     process.stdout.write(`${shown}/ is up to date (${summary(r)}, ${count(p.unchanged.length, 'file')}).\n`);
   }
@@ -110,6 +200,13 @@ function reportCheck(
         `${annotation(shown, 'out-stale', `... and ${count(notes.length - MAX_FILE_ANNOTATIONS, 'more file')} not up to date`)}\n`,
       );
   }
+}
+
+/** `check` and `synth --check`: compiles the model and reports out/ against it (reportCheck). */
+async function checkModelOut(model: string, out: string, o: ModelOptions): Promise<void> {
+  const r = await compileModelFile(model, o);
+  if (!r) return;
+  reportCheck(model, out, path.resolve(out), r, o.format ?? 'text');
 }
 
 /** The signals a person or a supervisor stops synth with; each exits 128 + its number. */
@@ -156,14 +253,18 @@ export function withCommands(y: Argv<{ progress: boolean }>) {
         y
           .positional('model', {
             type: 'string',
-            default: 'clusterset.ts',
+            default: DEFAULT_MODEL,
             describe: 'model file (.ts, .js, .json, .yaml)',
           })
-          .option('out', { type: 'string', default: 'out', describe: 'output directory' })
+          .option('out', {
+            type: 'string',
+            describe:
+              'output directory; default: out, which synth writes only from its own model (./clusterset.ts, else the one that last wrote it)',
+          })
           .option('check', {
             type: 'boolean',
             default: false,
-            describe: 'write nothing; exit 1 if the output directory is stale',
+            describe: 'write nothing; exit 1 if the output directory is stale (as `clusterset check`)',
           })
           .option('force', {
             type: 'boolean',
@@ -174,10 +275,15 @@ export function withCommands(y: Argv<{ progress: boolean }>) {
           .option('strict', STRICT_OPTION)
           .example('$0 synth', 'render clusterset.ts into out/')
           .example('$0 synth --check', 'in CI: exit 1 when out/ is not what the model renders')
-          .example('$0 synth --format github', 'in GitHub Actions: model problems as annotations'),
+          .example('$0 synth --format github', 'in GitHub Actions: model problems as annotations')
+          .example(
+            '$0 synth scratch/try.ts --out scratch/out',
+            'render another model into a folder of its own (out/ is the project model’s)',
+          ),
       async (a) => {
         const format = a.format as ReportFormat;
-        const outDir = path.resolve(a.out);
+        const out = a.out ?? DEFAULT_OUT;
+        const outDir = path.resolve(out);
         const modelOptions = {
           consequence: 'nothing was written',
           format,
@@ -185,18 +291,21 @@ export function withCommands(y: Argv<{ progress: boolean }>) {
           strict: a.strict,
         };
         if (a.check) {
-          const r = await compileModelFile(a.model, modelOptions);
-          if (!r) return;
-          reportCheck(a.model, a.out, outDir, r, format);
+          await checkModelOut(a.model, out, modelOptions);
           return;
         }
+        if (a.out === undefined && refuseOtherOwner(a.model, format)) return;
         let written = false;
-        stopOnSignals(a.out, () => written);
+        stopOnSignals(out, () => written);
         const loaded = await loadReported(a.model, modelOptions);
         if (!loaded) return;
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         const { compileForSynth } = require('../synth') as typeof Synth;
-        const c = compileForSynth(loaded.input, outDir, { force: a.force, onStage: modelOptions.onStage });
+        const c = compileForSynth(loaded.input, outDir, {
+          force: a.force,
+          onStage: modelOptions.onStage,
+          modelFile: a.model,
+        });
         let s: Synth.SynthOutcome;
         if ('outcome' in c) s = c.outcome;
         else if (a.strict && c.result.warnings.length > 0) {
@@ -217,9 +326,22 @@ export function withCommands(y: Argv<{ progress: boolean }>) {
           return;
         }
         reportWarnings(a.model, s.warnings, modelOptions);
-        if (s.recovered) process.stderr.write(`clusterset: ${a.out}/: ${s.recovered}.\n`);
+        if (s.recovered) process.stderr.write(`clusterset: ${out}/: ${s.recovered}.\n`);
+        if (s.foreign.length > 0 && s.result) {
+          const shownFiles = s.foreign.slice(0, MAX_FILE_ANNOTATIONS).map((f) => `  ${out}/${f}\n`);
+          const more = s.foreign.length - shownFiles.length;
+          process.stderr.write(
+            `clusterset: removed ${count(s.foreign.length, 'file')} no synth wrote from ${ownedList(out, s.result.files.keys())}, which hold only what the model renders (keep files of your own outside them):\n` +
+              `${shownFiles.join('')}${more > 0 ? `  ... and ${count(more, 'more file')}\n` : ''}`,
+          );
+        }
         if (format === 'json') {
-          const counts = { written: s.write.length, unchanged: s.unchanged.length, pruned: s.prune.length };
+          const counts = {
+            written: s.write.length,
+            unchanged: s.unchanged.length,
+            pruned: s.prune.length,
+            foreign: s.foreign.length,
+          };
           process.stdout.write(
             `${JSON.stringify({ ok: true, ...jsonWarnings(a.model, s.warnings), compiled: s.result !== undefined, files: counts })}\n`,
           );
@@ -227,9 +349,33 @@ export function withCommands(y: Argv<{ progress: boolean }>) {
         }
         process.stdout.write(
           s.result
-            ? `${summary(s.result)}: ${count(s.write.length, 'file')} written, ${s.unchanged.length} unchanged, ${s.prune.length} pruned (${a.out}/)\n`
-            : `${a.out}/ is up to date: the model and clusterset are unchanged since the last synth; nothing compiled or written (${count(s.unchanged.length, 'file')}; --force compiles and compares anyway)\n`,
+            ? `${summary(s.result)}: ${count(s.write.length, 'file')} written, ${s.unchanged.length} unchanged, ${s.prune.length} pruned (${out}/)\n`
+            : `${out}/ is up to date: the model and clusterset are unchanged since the last synth; nothing compiled or written (${count(s.unchanged.length, 'file')}; --force compiles and compares anyway)\n`,
         );
+      },
+    )
+    .command(
+      'check [model]',
+      'check that out/ is what the model renders, writing nothing (as `synth --check`; for CI)',
+      (y) =>
+        y
+          .positional('model', {
+            type: 'string',
+            default: DEFAULT_MODEL,
+            describe: 'model file (.ts, .js, .json, .yaml)',
+          })
+          .option('out', { type: 'string', default: DEFAULT_OUT, describe: 'output directory' })
+          .option('format', FORMAT_OPTION)
+          .option('strict', STRICT_OPTION)
+          .example('$0 check', 'exit 1 when out/ is not what clusterset.ts renders, naming each file')
+          .example('$0 check --format github', 'in GitHub Actions: each stale file as an annotation'),
+      async (a) => {
+        await checkModelOut(a.model, a.out, {
+          consequence: 'nothing was checked',
+          format: a.format as ReportFormat,
+          onStage: progress(a.progress),
+          strict: a.strict,
+        });
       },
     )
     .command(

@@ -33,6 +33,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import type * as ModelCheck from '../check';
+import { didYouMean } from '../check/util';
 import type * as Compile from '../compile';
 import type * as Check from '../import/check';
 import type * as Emit from '../import/emit';
@@ -161,9 +162,17 @@ async function loadCommitted(file: string, members: ReadonlyMap<string, string>)
     );
   const model = input as ClusterSetProps;
   const missing = model.members.filter((id) => id !== model.leader && !members.has(id));
+  // A member ID mistyped in --member (esat=…) is why one is missing: say which it would be.
+  const unknown = [...members.keys()].filter((id) => !model.members.includes(id));
   if (missing.length > 0)
     throw new UsageError(
-      `--check needs a context for every member of the model: pass ${missing.map((id) => `--member ${id}=CONTEXT`).join(' ')}`,
+      `--check needs a context for every member of the model: pass ${missing.map((id) => `--member ${id}=CONTEXT`).join(' ')}` +
+        unknown
+          .map(
+            (id) =>
+              `; --member ${id}=…: the model has no member ${JSON.stringify(id)}${didYouMean(id, missing)}`,
+          )
+          .join(''),
     );
   return model;
 }

@@ -20,6 +20,7 @@ import { bundlesFromFiles, collectionsFor, type BundleObject, type ClusterRead }
 import { statusReport, type StatusReport } from '../status/report';
 import { formatStatus, STATUS_FORMATS, type StatusFormat } from '../status/format';
 import type { Plan } from '../plan';
+import { didYouMean } from '../check/util';
 import { planModelFile } from './model';
 import { readOutDir } from './diff';
 
@@ -62,7 +63,7 @@ export function parseContexts(plan: Plan, given: readonly string[]): Map<string,
     const id = g.slice(0, eq);
     if (!ids.has(id))
       throw new StatusUsageError(
-        `--context-for ${JSON.stringify(g)}: the model has no cluster ${JSON.stringify(id)} (it has: ${[...ids].join(', ')})`,
+        `--context-for ${JSON.stringify(g)}: the model has no cluster ${JSON.stringify(id)} (it has: ${[...ids].join(', ')})${didYouMean(id, ids)}`,
       );
     out.set(id, g.slice(eq + 1));
   }

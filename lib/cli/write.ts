@@ -5,8 +5,10 @@
  * 1. recover: a journal left by an interrupted run is completed (roll forward); a staging
  *    directory without a journal is removed (roll back); strays of older versions are removed;
  * 2. plan: compare the compiled files with what is on disk (a no-op synth rewrites nothing) and list
- *    what the previous index listed that the new output does not (files we never wrote are never
- *    touched);
+ *    what to prune: what the previous index listed that the new output does not, and every other
+ *    file in the folders synth owns (ownedFolders: `clusters/`, and `argocd/` or `flux/` when the
+ *    model delivers with them) that the model does not render, such as a file a branch switch left;
+ *    anything else in out/ (a README at its top, a folder of the team's) is never touched;
  * 3. stage: every target directory is checked (a file in the way, no write permission) before
  *    anything else; `out/.clusterset-pending` lists the files that do not exist yet (written under a
  *    temporary name and renamed into place), which are then written straight to their place; every
@@ -15,9 +17,9 @@
  * 4. commit: `out/.clusterset-journal` (the renames and removals planned) is written under a
  *    temporary name and renamed into place, the one atomic step; from then on the change happens;
  * 5. apply: each file a staged one replaces is first moved to `out/.clusterset-old/`, then the staged
- *    one renamed into place (the index last); pruned files are moved there too, and the directories
- *    they leave empty removed. Only when everything is in place are the staging directory, the old
- *    files, the pending list and then the journal removed;
+ *    one renamed into place (the index last); pruned files (foreign ones too) are moved there too,
+ *    and the directories they leave empty removed. Only when everything is in place are the staging
+ *    directory, the old files, the pending list and then the journal removed;
  * 6. roll back, when any step of the apply fails (a file made immutable, a full disk): the journal
  *    is removed first (from then on the write is being undone), the old files moved back, the new
  *    files of the pending list removed, then the staging directory, the list and the old files. The
@@ -53,7 +55,13 @@ export const LEGACY_STRAY = /\.clusterset-tmp-\d+$/;
 export interface WritePlan {
   readonly write: readonly string[];
   readonly unchanged: readonly string[];
+  /** Every file to remove: those the index listed, then the foreign ones. */
   readonly prune: readonly string[];
+  /**
+   * The files of `prune` that no synth wrote (the index does not list them) in a folder synth owns:
+   * left by a branch switch, an older clusterset, a hand.
+   */
+  readonly foreign: readonly string[];
 }
 
 interface Pending {
@@ -163,9 +171,31 @@ function readIndex(outDir: string): string[] {
 const isOurs = (rel: string): boolean =>
   BOOKKEEPING.includes(rel) || rel.startsWith(`${TXN_DIR}/`) || rel.startsWith(`${OLD_DIR}/`);
 
-/** Every path below outDir (files and directories), relative, without our own bookkeeping. */
-function existingPaths(outDir: string): Set<string> {
-  if (!fs.existsSync(outDir)) return new Set();
+/**
+ * The folders of out/ that synth owns whole: the top folders of the files it renders (`clusters/`,
+ * and `argocd/` or `flux/` when the model delivers with them). A file in them that the model does
+ * not render is pruned, whoever put it there; a folder the model renders nothing into is not synth's
+ * (a team may keep its own Argo CD objects in `out/argocd/` when clusterset delivers with Flux).
+ */
+export function ownedFolders(files: Iterable<string>): Set<string> {
+  const owned = new Set<string>();
+  for (const rel of files) {
+    const i = rel.indexOf('/');
+    if (i > 0) owned.add(rel.slice(0, i));
+  }
+  return owned;
+}
+
+/** What is below outDir, relative, without our own bookkeeping. */
+interface Listing {
+  /** Files and directories. */
+  readonly paths: Set<string>;
+  /** Everything but directories (files, symbolic links). */
+  readonly files: Set<string>;
+}
+
+function existingPaths(outDir: string): Listing {
+  if (!fs.existsSync(outDir)) return { paths: new Set(), files: new Set() };
   const stat = fs.statSync(outDir);
   if (!stat.isDirectory()) {
     throw new WriteError(
@@ -174,8 +204,18 @@ function existingPaths(outDir: string): Set<string> {
       'pass --out a directory (it is created if missing)',
     );
   }
-  const all = io(outDir, () => fs.readdirSync(outDir, { recursive: true, encoding: 'utf8' }));
-  return new Set(all.map((p) => p.split(path.sep).join('/')).filter((p) => !isOurs(p)));
+  const all = io(outDir, () => fs.readdirSync(outDir, { recursive: true, withFileTypes: true }));
+  const paths = new Set<string>();
+  const files = new Set<string>();
+  for (const e of all) {
+    // parentPath starts with outDir as given: the relative path without path.relative's cost.
+    const sub = e.parentPath.slice(outDir.length + 1);
+    const rel = (sub === '' ? e.name : `${sub}${path.sep}${e.name}`).split(path.sep).join('/');
+    if (isOurs(rel)) continue;
+    paths.add(rel);
+    if (!e.isDirectory()) files.add(rel);
+  }
+  return { paths, files };
 }
 
 function sameContent(file: string, content: string): boolean {
@@ -191,15 +231,23 @@ interface Planned extends WritePlan {
 }
 
 function plan(outDir: string, files: ReadonlyMap<string, string>): Planned {
-  const existing = existingPaths(outDir);
+  const { paths: existing, files: onDisk } = existingPaths(outDir);
   const write: string[] = [];
   const unchanged: string[] = [];
   // Only files that exist are read: one listing instead of a failing read per new file.
   for (const [rel, content] of files) {
     (existing.has(rel) && sameContent(path.join(outDir, rel), content) ? unchanged : write).push(rel);
   }
-  const prune = readIndex(outDir).filter((rel) => !files.has(rel) && existing.has(rel));
-  return { write, unchanged, prune, existing };
+  const indexed = readIndex(outDir).filter((rel) => !files.has(rel) && onDisk.has(rel));
+  const listed = new Set(indexed);
+  const owned = ownedFolders(files.keys());
+  const foreign = [...onDisk]
+    .filter((rel) => {
+      const i = rel.indexOf('/');
+      return i > 0 && owned.has(rel.slice(0, i)) && !files.has(rel) && !listed.has(rel);
+    })
+    .sort();
+  return { write, unchanged, prune: [...indexed, ...foreign], foreign, existing };
 }
 
 /** What an interrupted run left in out/: a journal to complete, staged files, older strays. */
@@ -221,8 +269,8 @@ export function planWrite(
   outDir: string,
   files: ReadonlyMap<string, string>,
 ): WritePlan & { strays: string[] } {
-  const { write, unchanged, prune } = plan(outDir, files);
-  return { write, unchanged, prune, strays: strays(outDir) };
+  const { write, unchanged, prune, foreign } = plan(outDir, files);
+  return { write, unchanged, prune, foreign, strays: strays(outDir) };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -245,6 +293,16 @@ function removeEmptyDirs(root: string, dirs: Iterable<string>): void {
       const code = (e as NodeJS.ErrnoException).code;
       if (code !== 'ENOTEMPTY' && code !== 'EEXIST' && code !== 'ENOENT') throw explain(e, d);
     }
+  }
+}
+
+/** Whether `p` exists, itself: a symbolic link whose target is gone (a foreign one, say) counts. */
+function present(p: string): boolean {
+  try {
+    fs.lstatSync(p);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -280,8 +338,8 @@ function applyForward(outDir: string, j: Journal): void {
   for (const rel of j.prune) {
     const file = path.join(outDir, rel);
     const kept = path.join(old, rel);
-    if (!fs.existsSync(file)) continue;
-    if (fs.existsSync(kept)) io(file, () => fs.rmSync(file, { force: true }));
+    if (!present(file)) continue;
+    if (present(kept)) io(file, () => fs.rmSync(file, { force: true }));
     else move(file, kept, made);
   }
   removeEmptyDirs(
@@ -427,9 +485,9 @@ export function writeOut(
 ): WritePlan & { recovered?: string } {
   const recovered = recover(outDir);
   const p = plan(outDir, files);
-  if (p.write.length === 0 && p.prune.length === 0) {
-    return { write: p.write, unchanged: p.unchanged, prune: p.prune, ...(recovered ? { recovered } : {}) };
-  }
+  const planned = { write: p.write, unchanged: p.unchanged, prune: p.prune, foreign: p.foreign };
+  if (p.write.length === 0 && p.prune.length === 0)
+    return { ...planned, ...(recovered ? { recovered } : {}) };
   // New files go straight to their place; files that replace one are staged and renamed, the index last.
   const create = p.write.filter((r) => r !== INDEX_FILE && !p.existing.has(r));
   const rename = [
@@ -481,5 +539,5 @@ export function writeOut(
     throw e;
   }
   apply(outDir, { version: 1, rename, prune: p.prune });
-  return { write: p.write, unchanged: p.unchanged, prune: p.prune, ...(recovered ? { recovered } : {}) };
+  return { ...planned, ...(recovered ? { recovered } : {}) };
 }

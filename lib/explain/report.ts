@@ -13,6 +13,7 @@
  * nothing and holds no policies.
  */
 import { MEMBER_CONFIG_KEY, memberConfigText } from '../antrea-member-config';
+import { didYouMean } from '../check/util';
 import { cmp } from '../diagnostics';
 import type { EndpointIPType } from '../model';
 import { MEMBER_CONTROLLER_CONFIG, memberImportName } from '../names';
@@ -278,7 +279,9 @@ export class UnknownClusterError extends Error {
     readonly cluster: string,
     readonly known: readonly string[],
   ) {
-    super(`cluster "${cluster}" is not in the model; the clusters are: ${[...known].sort(cmp).join(', ')}`);
+    super(
+      `cluster "${cluster}" is not in the model; the clusters are: ${[...known].sort(cmp).join(', ')}${didYouMean(cluster, known)}`,
+    );
     this.name = 'UnknownClusterError';
   }
 }

@@ -1817,6 +1817,104 @@ test('GIVEN a policy isolating every Namespace WHEN kube-system is excluded as t
   assert.equal(at(checkModel(kept), 'policy-drop-catches-kube-system'), [], 'egress with allow-dns');
 });
 
+test('warns with policy-drop-catches-kube-system: GIVEN an appliedTo that selects kube-system otherwise than by an empty selector (its name label in matchLabels or In, that label Exists, NotIn or DoesNotExist that leave it in) WHEN checked THEN each form warns, and what leaves kube-system out stays silent', () => {
+  const isolate = CASES['policy-drop-catches-kube-system']![0]!.mutate;
+  const NAME = 'kubernetes.io/metadata.name';
+  type Expr = { key: string; operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist'; values?: string[] };
+  const withSelector = (namespaceSelector: {
+    matchLabels?: Record<string, string>;
+    matchExpressions?: Expr[];
+  }) =>
+    broken((m) => {
+      isolate(m);
+      m.baselinePolicies![2]!.appliedTo = [{ namespaceSelector }];
+    });
+  const warns = (m: ModelDraft) => at(checkModel(m), 'policy-drop-catches-kube-system');
+  const onlyKubeSystem: [string, Parameters<typeof withSelector>[0]][] = [
+    ['matchLabels on its name', { matchLabels: { [NAME]: 'kube-system' } }],
+    [
+      'In with kube-system',
+      { matchExpressions: [{ key: NAME, operator: 'In', values: ['default', 'kube-system'] }] },
+    ],
+  ];
+  for (const [what, sel] of onlyKubeSystem) {
+    const [d] = warns(withSelector(sel));
+    assert.ok(d, what);
+    assert.match(
+      d!.message,
+      `baseline policy "namespace-isolation" applies to kube-system (baselinePolicies[2].appliedTo[0] selects it by its "${NAME}" label)`,
+      what,
+    );
+    assert.match(d!.message, 'CoreDNS in kube-system then refuses every Pod', what);
+    assert.match(d!.fix, 'allow DNS before it', what);
+    assert.match(d!.fix, 'or leave kube-system out of baselinePolicies[2].appliedTo[0]', what);
+  }
+  const everyNamespace: [string, Parameters<typeof withSelector>[0]][] = [
+    ['its name label Exists', { matchExpressions: [{ key: NAME, operator: 'Exists' }] }],
+    [
+      'NotIn without kube-system',
+      { matchExpressions: [{ key: NAME, operator: 'NotIn', values: ['default'] }] },
+    ],
+    ['NotIn on another label', { matchExpressions: [{ key: 'team', operator: 'NotIn', values: ['apps'] }] }],
+    ['DoesNotExist on another label', { matchExpressions: [{ key: 'team', operator: 'DoesNotExist' }] }],
+  ];
+  for (const [what, sel] of everyNamespace) {
+    const [d] = warns(withSelector(sel));
+    assert.ok(d, what);
+    assert.match(d!.message, 'applies to every Namespace, kube-system included', what);
+    assert.match(
+      d!.fix,
+      `write baselinePolicies[2].appliedTo[0] as { namespaceSelector: { matchExpressions:`,
+      what,
+    );
+  }
+  const silent: [string, Parameters<typeof withSelector>[0]][] = [
+    [
+      'NotIn with kube-system',
+      { matchExpressions: [{ key: NAME, operator: 'NotIn', values: ['default', 'kube-system'] }] },
+    ],
+    ['In without kube-system', { matchExpressions: [{ key: NAME, operator: 'In', values: ['default'] }] }],
+    ['matchLabels on another Namespace', { matchLabels: { [NAME]: 'shop' } }],
+    ['its name label DoesNotExist', { matchExpressions: [{ key: NAME, operator: 'DoesNotExist' }] }],
+    ['another label Exists', { matchExpressions: [{ key: 'team', operator: 'Exists' }] }],
+    ['kube-system by name, and another label', { matchLabels: { [NAME]: 'kube-system', team: 'apps' } }],
+  ];
+  for (const [what, sel] of silent) assert.equal(warns(withSelector(sel)), [], what);
+  // A non-empty podSelector beside it takes in some Pods of kube-system only, maybe not CoreDNS.
+  const somePods = broken((m) => {
+    isolate(m);
+    m.baselinePolicies![2]!.appliedTo = [
+      {
+        namespaceSelector: { matchLabels: { [NAME]: 'kube-system' } },
+        podSelector: { matchLabels: { app: 'x' } },
+      },
+    ];
+  });
+  assert.equal(warns(somePods), [], 'a podSelector beside it');
+  // The rule's peers are read the same way: from every Namespace spelled as its name label Exists.
+  const peers = broken((m) => {
+    isolate(m);
+    m.baselinePolicies![2]!.ingress![1]!.from = [
+      { namespaceSelector: { matchExpressions: [{ key: NAME, operator: 'Exists' }] } },
+    ];
+  });
+  assert.is(warns(peers).length, 1, 'a Drop from every Namespace spelled with Exists');
+  // And an egress rule applied to kube-system alone cuts CoreDNS off (the base model's allow-dns removed).
+  const egress = broken((m) => {
+    isolate(m);
+    const p = m.baselinePolicies![2]!;
+    p.appliedTo = [{ namespaceSelector: { matchLabels: { [NAME]: 'kube-system' } } }];
+    p.ingress = undefined;
+    p.egress = [{ name: 'drop-all', action: 'Drop' }];
+    m.baselinePolicies!.splice(1, 1);
+  });
+  const [e] = warns(egress);
+  assert.match(
+    e!.message,
+    `egress rule "drop-all" (baselinePolicies[1].egress[0]) drops kube-system's traffic to every Namespace`,
+  );
+});
+
 // ---- errors that were silent ----
 
 test('fails with policy-tier-unknown: GIVEN a Tier far from every name WHEN checked THEN the message lists the built-in and declared Tiers and the fix names the nearest', () => {

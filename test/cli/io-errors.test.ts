@@ -197,6 +197,25 @@ test('GIVEN a file to prune made immutable (pruned last, after every rename) WHE
   assert.equal(snapshot(out), NEW);
 });
 
+test('GIVEN files no synth wrote in out/clusters/ (pruned in order), the last made immutable WHEN synth runs THEN exit 74 naming it, and the one already pruned is put back: out/ as it was', () => {
+  const out = path.join(work, 'immutable-foreign', 'out');
+  fs.cpSync(NEW_OUT, out, { recursive: true });
+  const first = path.join(out, 'clusters', 'east', 'Job.left-by-a-branch-switch.yaml');
+  const last = path.join(out, 'clusters', 'west', 'Job.left-by-a-branch-switch.yaml');
+  fs.writeFileSync(first, 'kind: Job\n');
+  fs.writeFileSync(last, 'kind: Job\n');
+  const before = snapshot(out);
+  const r = withImmutable(out, last, newModel);
+  assert.is(r.status, EXIT_IO, r.stderr);
+  assertOneLine(r.stderr, /operation not permitted/, 'clusters/west/Job.left-by-a-branch-switch.yaml');
+  assert.equal(strays(out), []);
+  assert.equal(snapshot(out), before);
+  // Once it can be removed, the same synth removes both.
+  const again = spawnSync(process.execPath, [bin, 'synth', newModel, '--out', out], { encoding: 'utf8' });
+  assert.is(again.status, 0, again.stderr);
+  assert.equal(snapshot(out), NEW);
+});
+
 test.after(() => {
   fs.rmSync(work, { recursive: true, force: true });
 });

@@ -88,7 +88,7 @@ test('fails and leaves out/ untouched GIVEN a broken model, with every diagnosti
     .replace("id: 'east',", "id: 'East_1',")
     .replace("name: 'cart',", "name: 'cart-service-with-a-name-that-is-much-too-long-for-antrea',");
   fs.writeFileSync(path.join(dir, 'broken.ts'), broken);
-  const r = run(['synth', 'broken.ts'], dir);
+  const r = run(['synth', 'broken.ts', '--out', 'out'], dir);
   assert.is(r.status, 2);
   assert.match(r.stderr, /nothing was written/);
   assert.match(r.stderr, /clusters\[1\]\.id/);
@@ -163,11 +163,107 @@ test('fails GIVEN --check WHEN out/ has a changed, a missing file and files of a
       `an annotation on out/${f}`,
     );
   assert.equal(snapshot(path.join(dir, 'out')), before, '--check writes nothing');
-  assert.is(run(['synth', 'no-edge.ts'], dir).status, 0);
+  assert.is(run(['synth', 'no-edge.ts', '--out', 'out'], dir).status, 0);
   const up = run(['synth', 'no-edge.ts', '--check', '--format', 'json'], dir);
   assert.is(up.status, 0, up.stderr);
   assert.is((JSON.parse(up.stdout) as { ok: boolean }).ok, true);
   assert.is(run(['synth'], dir).status, 0, 'out/ back to the whole example for the tests after');
+});
+
+test('fails GIVEN a scratch model in another folder (mistakes/m-overlap.ts) WHEN synth runs without --out THEN exit 2, out/ untouched, and the message names the model out/ belongs to and the fixes; with --out it renders there', () => {
+  assert.is(run(['synth'], dir).status, 0);
+  const before = snapshot(path.join(dir, 'out'));
+  fs.mkdirSync(path.join(dir, 'mistakes'), { recursive: true });
+  writeModelWithoutEdge('mistakes/m-overlap.ts');
+  const r = run(['synth', 'mistakes/m-overlap.ts'], dir);
+  assert.is(r.status, 2, r.stderr);
+  assert.is(
+    r.stderr,
+    "clusterset: synth mistakes/m-overlap.ts: out/ belongs to clusterset.ts (the project's model), not to mistakes/m-overlap.ts; nothing was written.\n" +
+      '  render mistakes/m-overlap.ts into a folder of its own: clusterset synth mistakes/m-overlap.ts --out mistakes/out\n' +
+      '  check it without writing anything: clusterset validate mistakes/m-overlap.ts\n' +
+      '  replace out/ with its rendering on purpose: clusterset synth mistakes/m-overlap.ts --out out\n',
+  );
+  const json = run(['synth', 'mistakes/m-overlap.ts', '--format', 'json'], dir);
+  assert.is(json.status, 2);
+  const j = JSON.parse(json.stdout) as { ok: boolean; diagnostics: { rule: string; fix: string }[] };
+  assert.is(j.ok, false);
+  assert.is(j.diagnostics[0]?.rule, 'out-owner');
+  assert.match(j.diagnostics[0]!.fix, '--out mistakes/out');
+  assert.equal(snapshot(path.join(dir, 'out')), before, 'out/ untouched');
+  const elsewhere = run(['synth', 'mistakes/m-overlap.ts', '--out', 'mistakes/out'], dir);
+  assert.is(elsewhere.status, 0, elsewhere.stderr);
+  assert.ok(fs.existsSync(path.join(dir, 'mistakes', 'out', 'clusters', 'east')));
+  assert.not.ok(fs.existsSync(path.join(dir, 'mistakes', 'out', 'clusters', 'edge')));
+  assert.equal(snapshot(path.join(dir, 'out')), before, 'out/ still untouched');
+  // --check writes nothing: it compares whatever it is asked to.
+  assert.is(run(['synth', 'mistakes/m-overlap.ts', '--check'], dir).status, 1);
+  assert.is(run(['synth', './clusterset.ts'], dir).status, 0, 'the project model, however spelled');
+});
+
+test('fails GIVEN a project whose model is not clusterset.ts WHEN synth writes out/ from fleet.ts and then runs on scratch.ts without --out THEN exit 2 naming fleet.ts, the model that last wrote out/', () => {
+  const project = workdir();
+  fs.renameSync(path.join(project, 'clusterset.ts'), path.join(project, 'fleet.ts'));
+  fs.writeFileSync(
+    path.join(project, 'scratch.ts'),
+    fs.readFileSync(path.join(project, 'fleet.ts'), 'utf8').replace("id: 'east',", "id: 'east2',"),
+  );
+  assert.is(run(['synth', 'fleet.ts'], project).status, 0);
+  const before = snapshot(path.join(project, 'out'));
+  const r = run(['synth', 'scratch.ts'], project);
+  assert.is(r.status, 2, r.stderr);
+  assert.match(
+    r.stderr,
+    'out/ belongs to fleet.ts (the model that last wrote it), not to scratch.ts; nothing was written',
+  );
+  assert.match(r.stderr, 'clusterset synth scratch.ts --out out-scratch');
+  assert.equal(snapshot(path.join(project, 'out')), before);
+  assert.is(run(['synth', 'fleet.ts'], project).status, 0);
+});
+
+test('fails GIVEN a file no synth wrote in out/clusters/<cluster>/ (an old Job a branch switch left) and in a folder of a cluster the model lacks WHEN check and synth --check run THEN exit 1 naming each as extra with the fix; WHEN synth runs THEN both are removed and named, and a file of the team at the top of out/ stays', () => {
+  assert.is(run(['synth'], dir).status, 0);
+  assert.is(run(['check'], dir).status, 0, 'the check command: up to date');
+  const job = 'clusters/east/kube-system/Job.clusterset-restart-0123456789.yaml';
+  const gone = 'clusters/south/kube-system/ClusterSet.prod-set.yaml';
+  for (const rel of [job, gone]) {
+    fs.mkdirSync(path.dirname(path.join(dir, 'out', rel)), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'out', rel), 'kind: Job\n');
+  }
+  fs.writeFileSync(path.join(dir, 'out', 'README.md'), 'the rendered ClusterSet\n');
+  const before = snapshot(path.join(dir, 'out'));
+  for (const args of [['check'], ['synth', '--check'], ['check', 'clusterset.ts', '--out', 'out']]) {
+    const r = run(args, dir);
+    assert.is(r.status, 1, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, 'out/ is stale: run `npm run synth`');
+    assert.match(r.stderr, `  extra:   ${job}\n`);
+    assert.match(r.stderr, `  extra:   ${gone}\n`);
+    assert.match(r.stderr, 'synth removes the extra files: out/argocd/, out/clusters/ and out/flux/');
+    assert.not.match(r.stderr, 'README');
+  }
+  const json = run(['check', '--format', 'json'], dir);
+  assert.is(json.status, 1);
+  const j = JSON.parse(json.stdout) as { ok: boolean; files: { extra: string[]; removed: string[] } };
+  assert.is(j.ok, false);
+  assert.equal(j.files.extra, [job, gone]);
+  assert.equal(j.files.removed, []);
+  const github = run(['check', '--format', 'github'], dir);
+  assert.match(github.stdout, `::error file=out/${job},title=out-stale::no synth wrote this file`);
+  assert.equal(snapshot(path.join(dir, 'out')), before, 'the checks write nothing');
+
+  const r = run(['synth'], dir);
+  assert.is(r.status, 0, r.stderr);
+  assert.match(r.stdout, / 0 files written, \d+ unchanged, 2 pruned/);
+  assert.match(
+    r.stderr,
+    `clusterset: removed 2 files no synth wrote from out/argocd/, out/clusters/ and out/flux/`,
+  );
+  assert.match(r.stderr, `  out/${job}\n`);
+  for (const rel of [job, gone]) assert.not.ok(fs.existsSync(path.join(dir, 'out', rel)), rel);
+  assert.not.ok(fs.existsSync(path.join(dir, 'out', 'clusters', 'south')), 'the folder it leaves empty');
+  assert.is(fs.readFileSync(path.join(dir, 'out', 'README.md'), 'utf8'), 'the rendered ClusterSet\n');
+  assert.is(run(['check'], dir).status, 0);
+  fs.rmSync(path.join(dir, 'out', 'README.md'));
 });
 
 /** The example model without the member edge, written beside it as `name`. */
@@ -185,7 +281,7 @@ function writeModelWithoutEdge(name: string): void {
 
 test('GIVEN a model that drops a member WHEN synth runs THEN its files are pruned', () => {
   writeModelWithoutEdge('smaller.ts');
-  const r = run(['synth', 'smaller.ts'], dir);
+  const r = run(['synth', 'smaller.ts', '--out', 'out'], dir);
   assert.is(r.status, 0, r.stderr);
   assert.not.match(r.stdout, / 0 pruned/);
   assert.not.ok(fs.existsSync(path.join(dir, 'out', 'clusters', 'edge')));

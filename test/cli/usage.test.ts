@@ -1,7 +1,8 @@
 /**
  * The CLI's usage surface as a user meets it: a mistyped command, and an unknown flag, name the
  * nearest command or flag in a short error (exit 2, EXIT_USAGE) instead of the whole help, and the
- * command does not run; `--help` still lists every command; `clusterset completion` prints yargs'
+ * command does not run; so does a mistyped cluster ID in every command that takes one; `--help`
+ * still lists every command; `clusterset completion` prints yargs'
  * bash and zsh scripts, and the bash script, sourced in a real bash, completes `clusterset sy` to
  * `synth`, while `completion --help` prints its help; `clusterset version` (and `--version`) prints
  * the package version, Node's and the default reconciler image, as text or JSON, loading none of
@@ -38,6 +39,36 @@ test('fails GIVEN a mistyped command (synht) WHEN run THEN a two-line error sugg
     r.stderr,
     'clusterset: unknown command "synht"; did you mean synth?\n(`clusterset --help` lists the commands)\n',
   );
+});
+
+test('fails GIVEN a mistyped cluster ID (esat) WHEN token, explain --cluster, status --context-for and import --check --member take it THEN each says did you mean "east", exit 2, before any cluster is called', () => {
+  const env = { ...process.env, KUBECONFIG: '/nonexistent' };
+  const cases: [string, string[]][] = [
+    ['token', ['token', 'esat']],
+    ['explain', ['explain', '--cluster', 'esat']],
+    ['status', ['status', '--context-for', 'esat=ctx']],
+    [
+      'import',
+      [
+        'import',
+        '--check',
+        '--model',
+        'clusterset.ts',
+        '--leader-context',
+        'hub',
+        ...['esat', 'west', 'central', 'edge'].flatMap((id) => ['--member', `${id}=${id}`]),
+        '--snapshot',
+        path.join(os.tmpdir(), 'cs-usage-never-written.json'),
+      ],
+    ],
+  ];
+  for (const [what, args] of cases) {
+    const r = run(args, env);
+    assert.is(r.status, 2, `${what}: ${r.stderr}`);
+    assert.is(r.stdout, '', what);
+    assert.match(r.stderr, '"esat"', what);
+    assert.match(r.stderr, /; did you mean "east"\?\n$/, `${what}: ${r.stderr}`);
+  }
 });
 
 test('fails GIVEN a word near no command WHEN run THEN the short error has no suggestion, exit 2', () => {

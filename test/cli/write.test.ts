@@ -34,6 +34,36 @@ test('GIVEN a file the model no longer produces WHEN written THEN it is pruned, 
   assert.ok(fs.existsSync(path.join(dir, 'README.md')));
 });
 
+test('GIVEN files no synth wrote in the folders synth owns (a stale Job, a whole folder, a dangling link) WHEN written THEN they are pruned and reported as foreign; files at the top of out/ and in folders the model renders nothing into stay', () => {
+  const dir = tmp();
+  writeOut(dir, files({ 'clusters/a/x.yaml': 'x\n', 'flux/k.yaml': 'k\n' }));
+  const foreign = ['clusters/a/Job.old.yaml', 'clusters/gone/ns/y.yaml', 'flux/link.yaml'];
+  fs.writeFileSync(path.join(dir, foreign[0]!), 'old\n');
+  fs.mkdirSync(path.join(dir, 'clusters/gone/ns'), { recursive: true });
+  fs.writeFileSync(path.join(dir, foreign[1]!), 'y\n');
+  fs.symlinkSync('/nonexistent', path.join(dir, foreign[2]!));
+  fs.writeFileSync(path.join(dir, 'README.md'), 'mine');
+  fs.mkdirSync(path.join(dir, 'argocd'));
+  fs.writeFileSync(path.join(dir, 'argocd/Application.ours.yaml'), 'the team’s own\n');
+  const r = writeOut(dir, files({ 'clusters/a/x.yaml': 'x\n', 'flux/k.yaml': 'k\n' }));
+  assert.equal(r.write, []);
+  assert.equal(r.prune, foreign);
+  assert.equal(r.foreign, foreign);
+  for (const f of foreign) assert.not.ok(fs.existsSync(path.join(dir, f)) || isLink(path.join(dir, f)), f);
+  assert.not.ok(fs.existsSync(path.join(dir, 'clusters/gone')), 'the folders they leave empty go too');
+  assert.ok(fs.existsSync(path.join(dir, 'README.md')));
+  assert.ok(fs.existsSync(path.join(dir, 'argocd/Application.ours.yaml')));
+  assert.equal(writeOut(dir, files({ 'clusters/a/x.yaml': 'x\n', 'flux/k.yaml': 'k\n' })).prune, []);
+});
+
+function isLink(p: string): boolean {
+  try {
+    return fs.lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
 test('fails without touching out/ GIVEN a write that cannot be staged', () => {
   const dir = tmp();
   writeOut(dir, files({ 'clusters/a/x.yaml': 'old\n' }));

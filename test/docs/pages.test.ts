@@ -6,12 +6,14 @@
  * - no user page names a test file: which test proves what is on docs/testing.md (and the
  *   benchmarks page), never in the paragraphs a user reads;
  * - no page holds `{{` outside code (the site would evaluate it as Vue);
+ * - no `git push` relies on an upstream a new repository does not have;
  * - the site's config leaves VitePress's dead-link check on.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { scaffold } from '../../lib/init';
 import { SIDEBAR, listPages, pageOfLink } from '../../scripts/docs/site';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -49,6 +51,28 @@ test('GIVEN the README and Getting started THEN their Quick start commands are t
   assert.is(readme, quickStart(read('docs/getting-started.md')));
   assert.match(readme, 'npx clusterset init --set-id fleet');
   assert.match(readme, 'npm run synth');
+});
+
+test('GIVEN the README, every page and the README init writes THEN no `git push` relies on an upstream: the Quick start creates the repository, which has none until `git push -u origin HEAD`', () => {
+  const o = {
+    packageName: 'fleet',
+    clusterSetId: 'fleet',
+    repoURL: 'ssh://git@github.com/acme/fleet.git',
+    branch: 'main',
+    clustersetSpec: 'file:vendor/clusterset-0.1.0.tgz',
+  };
+  const texts: [string, string][] = [
+    ['README.md', read('README.md')],
+    ['CONTRIBUTING.md', read('CONTRIBUTING.md')],
+    ...listPages(docs).map((p): [string, string] => [`docs/${p}`, read(`docs/${p}`)]),
+    ['the README init writes', scaffold(o).get('README.md') ?? ''],
+  ];
+  for (const [where, text] of texts)
+    for (const m of text.matchAll(/\bgit push\b([^\n]*)/g)) {
+      const args = (m[1] ?? '').replace(/\s*(&&|;|\||#|`).*$/, '').trim();
+      assert.ok(args !== '', `${where}: \`git push\` with no remote fails in a new repository: ${m[0]}`);
+    }
+  assert.match(quickStart(read('README.md')), /git push -u origin HEAD\b/);
 });
 
 test('GIVEN the README THEN its Read on list links every page of the site', () => {
