@@ -22,7 +22,8 @@ export interface InitOptions {
 }
 
 import { DEPENDENCY_FIELDS, declaredSpec } from './install-source';
-import { DEFAULT_ANTREA_VERSION } from './names';
+import { DEFAULT_ANTREA_VERSION, DEFAULT_RECONCILER_IMAGE } from './names';
+import { version as packageVersion } from '../package.json';
 
 /** The model file the scaffold's scripts compile. */
 export const MODEL_FILE = 'clusterset.ts';
@@ -222,6 +223,13 @@ const clusterSet: ClusterSetProps = {
   // Namespace (no takeOver): \`npm run explain\` prints the settings that ConfigMap must hold and the
   // Namespaces each member needs. takeOver: { memberControllerConfig: true, serviceNamespaces: true }
   // renders both into the bundles instead; take them out of their other owner first.
+  //
+  // The reconciler image, which the leader's reconciler and each member's restart Job run. Unset, it
+  // is ${DEFAULT_RECONCILER_IMAGE}, which exists only once that release of clusterset is
+  // published: before the first merge, build it from the installed package and push it to a registry
+  // the nodes reach (\`npx clusterset image build --tag <registry>/clusterset:${packageVersion} --push\`),
+  // then pin the digest that prints here (the pull request's Before merge block says so too):
+  // reconciler: { image: '<registry>/clusterset@sha256:<digest>', imagePullSecrets: ['<Secret>'] },
   delivery: {
     repoURL: ${ts(o.repoURL)},
     branch: ${ts(o.branch)},
@@ -299,7 +307,7 @@ into \`out/\` (one bundle per cluster, plus the Argo CD and Flux objects that de
 \`\`\`sh
 npm install
 npm run synth     # render out/ from ${MODEL_FILE}; commit both
-npm run check     # what CI runs: fails when out/ is stale
+npm run check     # what CI runs (npx clusterset check): fails when out/ is stale
 npm run diff      # what your edit changes, per cluster
 npm run explain   # what the model means: exports, imports, policies, reachability
 \`\`\`
@@ -307,7 +315,10 @@ npm run explain   # what the model means: exports, imports, policies, reachabili
 Every pull request gets a comment with the per-cluster effect of the change (${WORKFLOW_FILE}).
 
 clusterset is installed from \`${o.clustersetSpec}\` (package.json; package-lock.json pins its exact
-contents). To change version, \`npm install --save-dev\` another tarball or git URL, then
+contents). To change version, install another tarball: \`npm pack\` in a clusterset checkout, put
+the \`.tgz\` in \`vendor/\`, \`npm install --save-dev ./vendor/clusterset-<version>.tgz\` (or, once
+clusterset is on your npm registry, \`npm install --save-dev clusterset@<version>\`). A git URL does
+not work: npm would install clusterset without its compiled \`dist/\`, and it would not run. Then
 \`npm run synth\` and commit package.json, package-lock.json and \`out/\` together: the pull
 request's comment shows what the new compiler changes.
 

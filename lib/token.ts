@@ -13,13 +13,16 @@
  * and a re-issued token replaces the old one.
  *
  * Each side is the kubeconfig context named as its cluster ID unless another is given, never the
- * current context; two sides that reach one API server are refused unless the member is the leader.
+ * current context. Unless the member is the leader, one API server for both sides is refused, by
+ * every evidence there is: the model's two `apiServer` URLs, the two contexts' servers, and each
+ * context's server against the other side's `apiServer` in the model (URLs compared normalised:
+ * scheme and host in lower case, the default port written out, trailing slashes dropped).
  *
  * Every failure is a TokenError whose message is scrubbed of the token (raw and base64) and never
  * carries the client's exception, whose message embeds whole response bodies.
  */
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type V1Secret } from '@kubernetes/client-node';
-import { closest, orClosest } from './check/util';
+import { didYouMean, orClosest } from './check/util';
 import { KubeconfigError, loadKubeconfig, normaliseServer } from './kubeconfig';
 import { TOKEN_SECRET_KEYS } from './names';
 import { identityOf, type Plan } from './plan';
@@ -61,7 +64,10 @@ export interface CopyTokenOptions {
   readonly member: string;
   readonly leader: KubeTarget;
   readonly memberCluster: KubeTarget;
-  /** How long to wait for the leader's token controller to fill the Secret. @default 30000 */
+  /**
+   * How long to wait for the leader's bundle to create the Secret and its token controller to fill
+   * it. @default 30000
+   */
   readonly waitMs?: number;
   /** Poll interval while waiting. @default 500 */
   readonly pollMs?: number;
@@ -130,6 +136,11 @@ function openSide(role: Side['role'], t: KubeTarget, clusterId: string): Side {
   return { role, context, server: cluster.server, api: kc.makeApiClient(CoreV1Api) };
 }
 
+/** `a`, or `a and b` when they are spelled differently. */
+function sameOrBoth(a: string, b: string): string {
+  return a === b ? a : `${a} and ${b}`;
+}
+
 /** HTTP status and the API server's Status message of a failed call, if it was an HTTP failure. */
 function apiFailure(e: unknown): { code: number; message: string } | undefined {
   const x = e as { code?: unknown; body?: unknown };
@@ -180,12 +191,17 @@ async function readFilled(
     try {
       secret = await side.api.readNamespacedSecret({ name, namespace });
     } catch (e) {
-      if (apiFailure(e)?.code === 404)
+      if (apiFailure(e)?.code !== 404) throw describeFailure(side, `reading Secret ${namespace}/${name}`, e);
+      // Not there yet: the leader's bundle creates it when it syncs (a checklist runs this right
+      // after the bootstrap or the merge); waited for like its token.
+      if (Date.now() >= deadline)
         throw new TokenError(
-          `Secret ${namespace}/${name} does not exist on the leader (context ${side.context}, ${side.server}): ` +
-            'apply the leader bundle first',
+          `Secret ${namespace}/${name} does not exist on the leader (context ${side.context}, ${side.server})` +
+            (waitMs > 0 ? ` after ${Math.round(waitMs / 1000)} s` : '') +
+            ': apply the leader bundle first (or wait until its Application or Kustomization has synced), then run this again',
         );
-      throw describeFailure(side, `reading Secret ${namespace}/${name}`, e);
+      await sleep(pollMs);
+      continue;
     }
     const data = secret.data ?? {};
     if (TOKEN_SECRET_KEYS.every((k) => (data[k] ?? '') !== '')) return data;
@@ -221,10 +237,9 @@ export async function copyMemberToken(opts: CopyTokenOptions): Promise<CopyToken
   const member = plan.members.find((m) => m.id === opts.member);
   if (!member) {
     const ids = plan.members.map((m) => m.id);
-    const near = closest(opts.member, ids);
     throw new TokenError(
       `${JSON.stringify(opts.member)} is not a member of ClusterSet ${plan.clusterSetId} ` +
-        `(members: ${ids.join(', ')})${near !== undefined ? `; did you mean ${JSON.stringify(near)}?` : ''}`,
+        `(members: ${ids.join(', ')})${didYouMean(opts.member, ids)}`,
       { usage: true },
     );
   }
@@ -235,16 +250,47 @@ export async function copyMemberToken(opts: CopyTokenOptions): Promise<CopyToken
       { usage: true },
     );
   }
+  const distinct = member.id !== plan.leader.id;
+  const modelLeader = normaliseServer(plan.leader.apiServer);
+  const modelMember = normaliseServer(member.apiServer);
+  // One API server under two cluster IDs in the model: whatever the contexts, the token would go
+  // back into the leader.
+  if (distinct && modelLeader === modelMember) {
+    throw new TokenError(
+      `the model gives the leader ${plan.leader.id} and the member ${member.id} one API server ` +
+        `(${sameOrBoth(plan.leader.apiServer, member.apiServer)}): one cluster under two IDs, so the token would be ` +
+        `copied into the leader; give ${member.id} its own API server URL (apiServer) in the model`,
+      { usage: true },
+    );
+  }
   const leader = openSide('leader', opts.leader, plan.leader.id);
   const target = openSide('member', opts.memberCluster, member.id);
   // Two contexts that reach one API server would copy the member's token from the leader into the
   // leader itself and report success, the member still without it; unless the member is the leader.
-  if (member.id !== plan.leader.id && normaliseServer(leader.server) === normaliseServer(target.server)) {
+  if (distinct && normaliseServer(leader.server) === normaliseServer(target.server)) {
     throw new TokenError(
       `the member context ${target.context} and the leader context ${leader.context} reach the same API server ` +
-        `(${target.server === leader.server ? target.server : `${target.server} and ${leader.server}`}): ` +
+        `(${sameOrBoth(target.server, leader.server)}): ` +
         `the token would be copied into the leader ${plan.leader.id}, not into ${member.id}; ` +
         `pass --member-context naming ${member.id}'s context (and --member-kubeconfig if it is in another file)`,
+      { usage: true },
+    );
+  }
+  // A context that reaches the API server the model gives the other side: the member context on the
+  // leader (the token copied into the leader), or the leader context on the member.
+  if (distinct && normaliseServer(target.server) === modelLeader) {
+    throw new TokenError(
+      `the member context ${target.context} reaches ${target.server}, the API server the model gives the ` +
+        `leader ${plan.leader.id} (${plan.leader.apiServer}): the token would be copied into the leader, not into ` +
+        `${member.id}; pass --member-context naming ${member.id}'s context (and --member-kubeconfig if it is in another file)`,
+      { usage: true },
+    );
+  }
+  if (distinct && normaliseServer(leader.server) === modelMember) {
+    throw new TokenError(
+      `the leader context ${leader.context} reaches ${leader.server}, the API server the model gives the ` +
+        `member ${member.id} (${member.apiServer}): the token would be read from ${member.id}, not from the leader ` +
+        `${plan.leader.id}; pass --leader-context naming ${plan.leader.id}'s context (and --leader-kubeconfig if it is in another file)`,
       { usage: true },
     );
   }

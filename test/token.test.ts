@@ -112,6 +112,67 @@ test('fails GIVEN no context flags and a kubeconfig whose contexts hub and east 
   );
 });
 
+test('fails GIVEN a model whose leader and member name one API server (spelled differently) WHEN copying THEN refused before any kubeconfig is read: one cluster under two IDs', async () => {
+  const m = minimalModel();
+  m.clusters[1]!.apiServer = 'HTTPS://Hub.Example.com:6443/';
+  const e = await refusal({
+    plan: planOf(m),
+    member: 'east',
+    leader: { kubeconfig: '/nonexistent' },
+    memberCluster: { kubeconfig: '/nonexistent' },
+  });
+  assert.ok(e.usage);
+  assert.is(
+    e.message,
+    'the model gives the leader hub and the member east one API server ' +
+      '(https://hub.example.com:6443 and HTTPS://Hub.Example.com:6443/): one cluster under two IDs, so the token ' +
+      'would be copied into the leader; give east its own API server URL (apiServer) in the model',
+  );
+});
+
+test("fails GIVEN contexts on two servers, the member's being the model's apiServer of the leader (or the leader's the member's) WHEN copying THEN refused before any call, naming the context, the URL and the flag", async () => {
+  // The member context reaches hub's apiServer (https, default-port spelling aside), the leader context some proxy.
+  const member = kubeconfig({ hub: 'https://127.0.0.1:1', east: 'https://HUB.example.com:6443/' });
+  const m = await refusal({
+    plan: planOf(minimalModel()),
+    member: 'east',
+    leader: { kubeconfig: member },
+    memberCluster: { kubeconfig: member },
+  });
+  assert.ok(m.usage);
+  assert.is(
+    m.message,
+    'the member context east reaches https://HUB.example.com:6443, the API server the model gives the leader hub ' +
+      '(https://hub.example.com:6443): the token would be copied into the leader, not into east; pass ' +
+      "--member-context naming east's context (and --member-kubeconfig if it is in another file)",
+  );
+  const leader = kubeconfig({ hub: 'https://east.example.com:6443', east: 'https://127.0.0.1:2' });
+  const l = await refusal({
+    plan: planOf(minimalModel()),
+    member: 'east',
+    leader: { kubeconfig: leader },
+    memberCluster: { kubeconfig: leader },
+  });
+  assert.ok(l.usage);
+  assert.match(
+    l.message,
+    /^the leader context hub reaches https:\/\/east\.example\.com:6443, the API server the model gives the member east .*; pass --leader-context naming hub's context/,
+  );
+  // The default port is the same server: https://hub.example.com and :443.
+  const m443 = minimalModel();
+  m443.clusters[0]!.apiServer = 'https://hub.example.com';
+  const port = await refusal({
+    plan: planOf(m443),
+    member: 'east',
+    leader: { kubeconfig: member },
+    memberCluster: { kubeconfig: kubeconfig({ east: 'https://hub.example.com:443' }) },
+  });
+  assert.match(
+    port.message,
+    /^the member context east reaches https:\/\/hub\.example\.com:443, the API server the model gives the leader hub/,
+  );
+});
+
 test('fails GIVEN the member context is the current one WHEN copying with no context flags THEN the leader is still the context named hub, not the current one', async () => {
   const file = kubeconfig({ hub: 'https://127.0.0.1:1', east: 'https://127.0.0.1:2' }, 'east');
   const e = await refusal({

@@ -15,7 +15,10 @@
  *
  * then `<engine> build --file <context>/Containerfile --build-arg BASE=<base> --build-arg
  * RUNTIME=<runtime> --label … --tag <tag> [what follows --] <context>`, and with `--push`, `<engine>
- * push <tag>`. The engine's output goes to stderr; the last line on stdout is `<tag> <image ID>`.
+ * push <tag>` (podman with `--digestfile`; docker's digest is read back from the image's RepoDigests).
+ * The engine's output goes to stderr; the last line on stdout is `<tag> <image ID>`, and with
+ * `--push` a third field, `<repository>@sha256:<digest>`: the reference to pin in `reconciler.image`,
+ * since a tag can move under a running set (stderr says so too).
  * `--dry-run` assembles the context, keeps it, and prints it and the command lines instead.
  *
  * Exit statuses: 0 when the image is built (and pushed), or with `--dry-run` the context written;
@@ -141,8 +144,15 @@ export function imageLabels(): string[] {
   ];
 }
 
-/** `<engine> build …` and, with --push, `<engine> push <tag>`, as argument lists. */
-export function buildCommands(o: ImageBuildOptions, dir: string): string[][] {
+/**
+ * `<engine> build …` and, with --push, `<engine> push <tag>`, as argument lists; podman (`podman`
+ * true) writes the pushed manifest's digest to `digestFile`.
+ */
+export function buildCommands(
+  o: ImageBuildOptions,
+  dir: string,
+  digestFile?: { readonly podman: boolean; readonly file: string },
+): string[][] {
   const build = [
     o.engine,
     'build',
@@ -158,7 +168,43 @@ export function buildCommands(o: ImageBuildOptions, dir: string): string[][] {
     ...o.extra,
     dir,
   ];
-  return o.push ? [build, [o.engine, 'push', o.tag]] : [build];
+  const push = digestFile?.podman
+    ? [o.engine, 'push', '--digestfile', digestFile.file, o.tag]
+    : [o.engine, 'push', o.tag];
+  return o.push ? [build, push] : [build];
+}
+
+/** Whether `engine` is podman (or a wrapper of it): `--version` says `podman version …`. */
+function isPodman(engine: string): boolean {
+  const r = spawnSync(engine, ['--version'], { encoding: 'utf8' });
+  return r.status === 0 && /^podman\b/i.test(r.stdout.trim());
+}
+
+/** `registry.example.com/platform/clusterset` of `registry.example.com/platform/clusterset:0.2.0`. */
+export function repositoryOf(tag: string): string {
+  return tag.replace(/:[^/:]*$/, '');
+}
+
+/**
+ * The digest the registry gave the pushed image: podman's digest file, or, for docker, the entry of
+ * the image's RepoDigests for the tag's repository.
+ */
+function pushedDigest(engine: string, tag: string, digestFile: string): string {
+  let digest = '';
+  if (fs.existsSync(digestFile)) digest = fs.readFileSync(digestFile, 'utf8').trim();
+  else {
+    const r = spawnSync(engine, ['image', 'inspect', '--format', '{{json .RepoDigests}}', tag], {
+      encoding: 'utf8',
+    });
+    const repo = repositoryOf(tag);
+    const entries = r.status === 0 ? (JSON.parse(r.stdout.trim() || '[]') as string[] | null) : [];
+    digest = (entries ?? []).find((d) => d.startsWith(`${repo}@`))?.slice(repo.length + 1) ?? '';
+  }
+  if (!/^sha256:[0-9a-f]{64}$/.test(digest))
+    throw new ImageBuildError(
+      `${engine} push ${tag} gave no digest to pin${digest ? ` (read ${JSON.stringify(digest)})` : ''}: the image is pushed; read its digest from the registry and pin <repository>@sha256:<digest> in reconciler.image`,
+    );
+  return digest;
 }
 
 /** One argument as a POSIX shell reads it back. */
@@ -243,9 +289,14 @@ export function imageBuild(a: BuildArgs, extra: readonly string[]): void {
     a.context !== undefined
       ? path.resolve(a.context)
       : fs.mkdtempSync(path.join(os.tmpdir(), 'clusterset-image-'));
+  // Where podman writes the pushed digest: outside the build context.
+  const digestFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'clusterset-digest-')), 'digest');
   try {
     const ctx = assembleContext(root, dir);
-    const commands = buildCommands(o, dir);
+    const commands = buildCommands(o, dir, {
+      podman: isPodman(o.engine),
+      file: a['dry-run'] ? '<digest file>' : digestFile,
+    });
     if (a['dry-run']) {
       const lines = [
         `build context: ${dir} (from ${root})`,
@@ -260,10 +311,19 @@ export function imageBuild(a: BuildArgs, extra: readonly string[]): void {
     }
     run(commands[0]!);
     const id = imageId(o.engine, o.tag);
-    if (commands[1]) run(commands[1]);
-    process.stdout.write(`${o.tag} ${id}\n`);
+    if (!commands[1]) {
+      process.stdout.write(`${o.tag} ${id}\n`);
+      return;
+    }
+    run(commands[1]);
+    const pinned = `${repositoryOf(o.tag)}@${pushedDigest(o.engine, o.tag, digestFile)}`;
+    process.stderr.write(
+      `clusterset: image build: pushed; pin this digest in the model, so that a tag moved in the registry never changes what runs: reconciler: { image: '${pinned}' }\n`,
+    );
+    process.stdout.write(`${o.tag} ${id} ${pinned}\n`);
   } finally {
     if (!keep) fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(path.dirname(digestFile), { recursive: true, force: true });
   }
 }
 

@@ -5,8 +5,10 @@
  *
  * Exit 0 when the member Secret holds the token (written or already so); 1 when a cluster cannot be
  * reached or refuses; 2 for usage errors, before any cluster is called: a cluster ID that is no
- * member ("did you mean"), a kubeconfig or context that cannot be used, a member context that
- * reaches the leader's API server, a model whose token Secret External Secrets owns.
+ * member ("did you mean"), a kubeconfig or context that cannot be used, one API server for both
+ * sides (the two contexts reach one server, the model gives the leader and the member one
+ * `apiServer`, or a context reaches the other side's `apiServer`), a model whose token Secret
+ * External Secrets owns.
  */
 import type { Argv, CommandModule } from 'yargs';
 import type * as Token from '../token';
@@ -53,7 +55,8 @@ export const tokenCommand: CommandModule<object, TokenArgs> = {
       .option('wait', {
         type: 'number',
         default: 30,
-        describe: "seconds to wait for the leader's token controller to fill the Secret",
+        describe:
+          "seconds to wait for the leader's token Secret: for the leader's bundle to create it and its token controller to fill it",
       }) as unknown as Argv<TokenArgs>,
   handler: async (a) => {
     const plan = await planModelFile(a.model, { consequence: 'nothing was copied' });

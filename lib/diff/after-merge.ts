@@ -42,13 +42,33 @@ import {
 } from '../render/member-restart';
 import { ARGOCD_SYNC_OPTIONS, FLUX_PRUNE } from '../render/util';
 import { joinAnd, kindCounts } from './describe';
+import { beforeMergeSteps } from './image-steps';
 import type { BundleDiff, DiffObject, ObjectChange, TreeDiff } from './tree';
 
 export interface AfterMerge {
+  /**
+   * What must exist before the merge, since the first sync after it pulls it (image-steps.ts): the
+   * reconciler image built and pushed, new image pull Secrets created.
+   */
+  readonly beforeMerge: readonly string[];
   /** Manual steps, in the order to take them. */
   readonly steps: readonly string[];
+  /**
+   * The steps cut into runs that belong together, in order (a run's `steps` count them), so that a
+   * long list can be shown folded without hiding or reordering any: every step is in exactly one.
+   */
+  readonly sections: readonly AfterMergeSection[];
   /** Changes that something outside out/ must follow. */
   readonly breaking: readonly string[];
+}
+
+/** One run of consecutive After merge steps: what they are about, and how many they are. */
+export interface AfterMergeSection {
+  /** e.g. `before east's first sync`, `delivery`, `east joins`; what the folded run is titled. */
+  readonly title: string;
+  /** The cluster the run is about, when it is about one. */
+  readonly cluster?: string;
+  readonly steps: number;
 }
 
 function isObj(v: unknown): v is Record<string, unknown> {
@@ -461,6 +481,12 @@ const objName = (x: DiffObject): string =>
   `${x.metadata.namespace !== undefined ? `${x.metadata.namespace}/` : ''}${x.metadata.name}`;
 
 /**
+ * How long a checklist's `clusterset token` waits for the leader's token Secret: the leader's bundle
+ * syncs after the merge or the bootstrap, within a delivery tool's poll (Argo CD's 3 minutes).
+ */
+const TOKEN_STEP_WAIT_SECONDS = 600;
+
+/**
  * How a new member gets its leader token: `clusterset token`, or, when its bundle brings an
  * ExternalSecret, what External Secrets needs that no bundle can hold (the leader trusting the
  * store's identity, a bootstrap token Secret, a CA ConfigMap).
@@ -469,7 +495,7 @@ function tokenSteps(diff: TreeDiff, id: string, leader: string | undefined): str
   const es = added(diff, id, 'ExternalSecret');
   if (es === undefined)
     return [
-      `copy ${id}'s token from the leader once the leader's bundle is applied: \`npx clusterset token ${id} --leader-context <${leader ?? 'leader'}> --member-context <${id}>\``,
+      `copy ${id}'s token from the leader (it waits until the leader's bundle has created the token Secret and Kubernetes has filled it): \`npx clusterset token ${id} --leader-context <${leader ?? 'leader'}> --member-context <${id}> --wait ${TOKEN_STEP_WAIT_SECONDS}\``,
     ];
   const store = added(diff, id, 'SecretStore', str(at(es, 'spec', 'secretStoreRef', 'name')));
   const k8s = at(store, 'spec', 'provider', 'kubernetes');
@@ -683,19 +709,27 @@ function prerequisiteStep(p: DeliveryPrerequisite): string {
   return `${p.need}: ${how.join('; ')}`;
 }
 
+/** A delivery tool's bootstrap: the steps that start it, and the wait until it delivers everything. */
+interface Bootstrap {
+  readonly steps: readonly string[];
+  readonly wait: readonly string[];
+}
+
 /**
  * Bootstrapping `tool` from out/, in the runbook's order: what it needs first (repository
- * credentials), its objects applied by hand in the management cluster, how it reaches the other
- * clusters (Argo CD's registrations, Flux's kubeconfig Secrets, named as render/flux.ts names them),
- * and the wait until it delivers every bundle. `unless`: the tool was rendered before this change
- * too, so it may be bootstrapped already.
+ * credentials), how it reaches the other clusters (Argo CD's registrations, Flux's kubeconfig
+ * Secrets, named as render/flux.ts names them) before anything asks it to (so that no Application or
+ * Kustomization starts in error and waits for its next retry), its objects applied by hand in the
+ * management cluster; apart, the wait until it delivers every bundle, which the caller places after
+ * whatever a bundle needs to become healthy (the members' tokens). `unless`: the tool was rendered
+ * before this change too, so it may be bootstrapped already.
  */
 function bootstrap(
   tool: ToolId,
   dc: DeliveryChange,
   out: string,
   o: { readonly plan?: Plan; readonly unless: boolean; readonly replacing: readonly ToolId[] },
-): string[] {
+): Bootstrap {
   const steps = (o.plan ? deliveryPrerequisites(o.plan) : [])
     .filter((p) => p.tool === tool)
     .map(prerequisiteStep);
@@ -711,9 +745,6 @@ function bootstrap(
     const root = kss.find(isRoot);
     const clusters = kss.filter((k) => !isRoot(k));
     const repo = dc.objects.find((x) => x.kind === 'GitRepository');
-    steps.push(
-      `${verb}: \`kubectl apply -k ${out}/${FLUX_FOLDER}\` (${repo ? `GitRepository ${repo.metadata.name}, ` : ''}${root ? `the root Kustomization ${root.metadata.name} and ` : ''}the Kustomizations of ${joinAnd(deliveredClusters(clusters))})${both}`,
-    );
     const secrets = new Map<string, { key: string; ids: string[] }>();
     for (const k of clusters) {
       const ref = at(k, 'spec', 'kubeConfig', 'secretRef');
@@ -731,14 +762,19 @@ function bootstrap(
             ([name, s]) =>
               `\`kubectl -n ${ns} create secret generic ${name} --from-file=${s.key}=${s.ids[0]!}.kubeconfig\``,
           ),
-        )}`,
+        )} (before the bootstrap, so that no Kustomization starts without one and waits out its retry interval)`,
       );
     }
-    if (kss.length > 0)
-      steps.push(
-        `wait until every Kustomization is Ready (its bundle applied and its health checks passing): \`kubectl -n ${ns} wait ${kss.map((k) => `kustomization/${k.metadata.name}`).join(' ')} --for=condition=Ready --timeout=15m\``,
-      );
-    return steps;
+    steps.push(
+      `${verb}: \`kubectl apply -k ${out}/${FLUX_FOLDER}\` (${repo ? `GitRepository ${repo.metadata.name}, ` : ''}${root ? `the root Kustomization ${root.metadata.name} and ` : ''}the Kustomizations of ${joinAnd(deliveredClusters(clusters))})${both}`,
+    );
+    const wait =
+      kss.length > 0
+        ? [
+            `wait until every Kustomization is Ready (its bundle applied and its health checks passing): \`kubectl -n ${ns} wait ${kss.map((k) => `kustomization/${k.metadata.name}`).join(' ')} --for=condition=Ready --timeout=15m\``,
+          ]
+        : [];
+    return { steps, wait };
   }
   const apps = dc.objects.filter(isApplication);
   const ns = apps[0]?.metadata.namespace ?? 'argocd';
@@ -746,6 +782,13 @@ function bootstrap(
   const clusters = apps.filter((a) => !isRoot(a));
   const project = dc.objects.find((x) => x.kind === 'AppProject');
   const cm = dc.objects.find((x) => x.kind === 'ConfigMap' && x.metadata.name === ARGOCD_CM);
+  const remote = clusters.filter((a) => at(a, 'spec', 'destination', 'server') !== IN_CLUSTER_SERVER);
+  if (remote.length > 0) {
+    const ids = deliveredClusters(remote);
+    steps.push(
+      `register ${joinAnd(ids)} with Argo CD, before the bootstrap, so that no Application starts with an unknown destination: ${joinAnd(ids.map((id) => `\`argocd cluster add <${id}> --name ${id}\``))}`,
+    );
+  }
   steps.push(
     `${verb}: \`kubectl apply -k ${out}/${ARGOCD_FOLDER}\` (${project ? `the AppProject ${project.metadata.name} and ` : ''}${root ? `the root Application ${root.metadata.name}, which creates ` : ''}the Applications of ${joinAnd(deliveredClusters(clusters))})${
       cm
@@ -753,22 +796,16 @@ function bootstrap(
         : ''
     }${both}`,
   );
-  const remote = clusters.filter((a) => at(a, 'spec', 'destination', 'server') !== IN_CLUSTER_SERVER);
-  if (remote.length > 0) {
-    const ids = deliveredClusters(remote);
-    steps.push(
-      `register ${joinAnd(ids)} with Argo CD: ${joinAnd(ids.map((id) => `\`argocd cluster add <${id}> --name ${id}\``))}`,
-    );
-  }
-  if (clusters.length > 0) {
-    const all = clusters.map((a) => `application/${a.metadata.name}`).join(' ');
-    const wait = (what: string, path: string, value: string) =>
-      `\`kubectl -n ${ns} wait ${what} --for=jsonpath='{${path}}'=${value} --timeout=15m\``;
-    steps.push(
-      `wait until every Application is Synced and Healthy: ${root ? `${wait(`application/${root.metadata.name}`, '.status.sync.status', 'Synced')} (the root has created the others), then ` : ''}${wait(all, '.status.sync.status', 'Synced')} and ${wait(all, '.status.health.status', 'Healthy')}`,
-    );
-  }
-  return steps;
+  const all = clusters.map((a) => `application/${a.metadata.name}`).join(' ');
+  const waitFor = (what: string, path: string, value: string) =>
+    `\`kubectl -n ${ns} wait ${what} --for=jsonpath='{${path}}'=${value} --timeout=15m\``;
+  const wait =
+    clusters.length > 0
+      ? [
+          `wait until every Application is Synced and Healthy: ${root ? `${waitFor(`application/${root.metadata.name}`, '.status.sync.status', 'Synced')} (the root has created the others), then ` : ''}${waitFor(all, '.status.sync.status', 'Synced')} and ${waitFor(all, '.status.health.status', 'Healthy')}`,
+        ]
+      : [];
+  return { steps, wait };
 }
 
 /** Whether deleting a Kustomization makes Flux delete what it applied (kustomize-controller's finalizer). */
@@ -895,36 +932,40 @@ function deliverySteps(
   diff: TreeDiff,
   dc: DeliveryChange,
   o: { readonly plan?: Plan; readonly left: readonly string[] },
-): string[] {
+): DeliverySteps {
   const out = outPath(diff);
+  const only = (steps: string[]): DeliverySteps => ({ steps, wait: [], retire: [] });
   if (dc.retired.length === 0) {
-    if (dc.added.length === 0) return [];
+    if (dc.added.length === 0) return only([]);
     const others = dc.after.filter((t) => !dc.added.includes(t));
+    // A first tool: its wait comes last, once every member has what it needs to be healthy.
     if (others.length === 0 && dc.added.length === 1)
-      return bootstrap(dc.added[0]!, dc, out, { ...o, unless: false, replacing: [] });
+      return { ...bootstrap(dc.added[0]!, dc, out, { ...o, unless: false, replacing: [] }), retire: [] };
     const added = dc.added.map((t) => `${out}/${TOOL_FOLDER[t]}`);
-    return [
+    return only([
       others.length > 0
         ? `${joinAnd(added)} ${added.length > 1 ? 'are' : 'is'} new beside ${joinAnd(others.map((t) => `${out}/${TOOL_FOLDER[t]}`))}: bootstrap one delivery tool only (two would apply the same objects); to switch to ${TOOL_NAME[dc.added[0]!]}, turn ${TOOL_NAME[others[0]!]} off in the model (\`delivery.${others[0]!}: { enabled: false }\`): that change's After merge block lists the switch, in order`
         : `${joinAnd(added)} are new: bootstrap one delivery tool only (two would apply the same objects), ${dc.added.map((t) => `\`kubectl apply -k ${out}/${TOOL_FOLDER[t]}\``).join(' or ')}, as clusterset's runbook says (docs/runbook.md)`,
-    ];
+    ]);
   }
   const retired = dc.retired.map((t) => TOOL_NAME[t]);
   if (o.left.length > 0)
-    return [
+    return only([
       `split this change: it removes ${joinAnd(o.left)} while it stops delivering with ${joinAnd(retired)}, whose root no longer prunes what ${o.left.length > 1 ? 'they leave' : 'it leaves'} behind, and retiring ${retired.length > 1 ? 'them' : 'it'} keeps what ${retired.length > 1 ? 'they' : 'it'} applied everywhere. Remove ${joinAnd(o.left)} in a change of ${o.left.length > 1 ? 'their' : 'its'} own first and follow its After merge block, then switch`,
-    ];
+    ]);
+  // A switch: the new tool delivers everything (a joining member's token given) before the old
+  // one's objects go.
   const successor = dc.after.find((t) => !dc.retired.includes(t));
-  return [
-    ...(successor
-      ? bootstrap(successor, dc, out, {
-          ...o,
-          unless: !dc.added.includes(successor),
-          replacing: dc.retired,
-        })
-      : []),
-    ...dc.retired.flatMap((t) => retire(diff, t, successor, out)),
-  ];
+  const b = successor
+    ? bootstrap(successor, dc, out, { ...o, unless: !dc.added.includes(successor), replacing: dc.retired })
+    : { steps: [], wait: [] };
+  return { ...b, retire: dc.retired.flatMap((t) => retire(diff, t, successor, out)) };
+}
+
+/** A change of delivery tools: the new one's bootstrap and wait, the old one's retirement. */
+interface DeliverySteps extends Bootstrap {
+  /** After the wait: the retired tool's objects deleted without deleting what they applied. */
+  readonly retire: readonly string[];
 }
 
 /** The names of one member's identity as the rendered objects carry them (impact.ts reads them). */
@@ -1067,6 +1108,12 @@ export function afterMerge(
 ): AfterMerge {
   const steps: string[] = [];
   const breaking: string[] = [];
+  const marks: { title: string; cluster?: string; start: number }[] = [];
+  /** The steps pushed from here on, until the next call, are about `title`. */
+  const section = (title: string, cluster?: string): void => {
+    marks.push({ title, ...(cluster !== undefined ? { cluster } : {}), start: steps.length });
+  };
+  const phrase = o.phrase ?? joinAnd;
 
   // A delivery tool that comes or goes (not while uninstalling, which keeps delivery as it was).
   const dc = o.uninstall || !o.delivery ? undefined : deliveryChange(o.delivery);
@@ -1075,8 +1122,25 @@ export function afterMerge(
   const newArgoCd = dc?.added.includes('argocd') ?? false;
   const newFlux = dc?.added.includes('flux') ?? false;
   const switching = (dc?.retired.length ?? 0) > 0;
-  if (dc) steps.push(...deliverySteps(diff, dc, { ...(o.plan ? { plan: o.plan } : {}), left: o.left }));
+  const delivery = dc
+    ? deliverySteps(diff, dc, { ...(o.plan ? { plan: o.plan } : {}), left: o.left })
+    : { steps: [], wait: [], retire: [] };
 
+  // What a joining member needs before its first sync (its Namespaces, Antrea's settings, Antrea's
+  // member controller config): before anything registers it, which starts that sync.
+  for (const id of o.joined) {
+    section(`before ${id}'s first sync`, id);
+    steps.push(...memberPrerequisites(diff, id, o.plan));
+  }
+  const joining = new Set(o.joined);
+  section(
+    o.joined.length === 1 ? `before ${o.joined[0]!}'s first sync` : "before the joining members' first sync",
+    o.joined.length === 1 ? o.joined[0]! : undefined,
+  );
+  steps.push(...memberConfigSteps(diff, o.left, phrase, (id) => joining.has(id)));
+
+  section('delivery');
+  steps.push(...delivery.steps);
   // The AppProject (applied by hand, never from git): Argo CD refuses an Application whose
   // destination or kinds it does not permit, so it is re-applied first; but Argo CD's cascade
   // deletion deletes only what the live project permits (getPermittedAppLiveObjects), so while a
@@ -1125,7 +1189,7 @@ export function afterMerge(
 
   const gateways = new Map((o.gateways ?? []).map((g) => [g.cluster, g]));
   for (const id of o.joined) {
-    steps.push(...memberPrerequisites(diff, id, o.plan));
+    section(`${id} joins`, id);
     for (const app of newArgoCd ? [] : deliveryFor(diff, 'Application', id, 'added')) {
       const dest =
         str(at(app.after, 'spec', 'destination', 'server')) ??
@@ -1152,16 +1216,29 @@ export function afterMerge(
     const g = gateways.get(id);
     if (g) steps.push(gatewayStep(g));
   }
-  for (const g of o.gateways ?? []) if (!o.joined.includes(g.cluster)) steps.push(gatewayStep(g));
+  for (const g of o.gateways ?? [])
+    if (!o.joined.includes(g.cluster)) {
+      section('gateways of the members that stay');
+      steps.push(gatewayStep(g));
+    }
   if (o.leader !== undefined)
-    for (const r of o.rotations ?? []) steps.push(...rotationSteps(r, o.leader, o.leaderSync));
+    for (const r of o.rotations ?? []) {
+      section(`${r.member}'s identity`, r.member);
+      steps.push(...rotationSteps(r, o.leader, o.leaderSync));
+    }
 
-  if (o.uninstall && o.leader !== undefined)
+  if (o.uninstall && o.leader !== undefined) {
+    section('uninstall');
     steps.push(...uninstallSteps(diff, o.leader, o.left, o.uninstall));
+  }
   // Switching tools while members leave: deliverySteps says to split the change.
   else if (!switching)
-    for (const id of o.left) steps.push(...leaving(diff, id), ...identityGone(diff, id, o.leader));
+    for (const id of o.left) {
+      section(`${id} leaves`, id);
+      steps.push(...leaving(diff, id), ...identityGone(diff, id, o.leader));
+    }
   if (projectChanges && cascading.length > 0 && !switching) {
+    section('delivery');
     const ns = cascading[0]!.namespace ?? 'argocd';
     const names = cascading.map((a) => `application/${a.name}`).join(' ');
     steps.push(
@@ -1169,7 +1246,14 @@ export function afterMerge(
     );
   }
 
-  steps.push(...memberConfigSteps(diff, o.left, o.phrase ?? joinAnd));
+  section("Antrea's member controller config");
+  steps.push(...memberConfigSteps(diff, o.left, phrase, (id) => !joining.has(id)));
+
+  // A first delivery tool's wait, once every member has what it needs to be healthy (its token).
+  section('wait until everything is delivered');
+  steps.push(...delivery.wait);
+  section('retire the old delivery tool');
+  steps.push(...delivery.retire);
 
   // Ports of a Service: the import follows the model, each exporter's export follows its Service.
   for (const x of clusterBundle(diff, o.leader)?.objects ?? []) {
@@ -1196,7 +1280,28 @@ export function afterMerge(
 
   breaking.push(...antreaLeaderStandby(diff, o.leader));
 
-  return { steps, breaking };
+  return {
+    beforeMerge: o.uninstall ? [] : beforeMergeSteps(diff, o.leader),
+    steps,
+    sections: sectionsOf(marks, steps.length),
+    breaking,
+  };
+}
+
+/** The marked runs, each up to the next mark, the empty ones dropped and equal neighbours joined. */
+function sectionsOf(
+  marks: readonly { title: string; cluster?: string; start: number }[],
+  total: number,
+): AfterMergeSection[] {
+  const out: AfterMergeSection[] = [];
+  marks.forEach((m, i) => {
+    const n = (marks[i + 1]?.start ?? total) - m.start;
+    if (n === 0) return;
+    const last = out[out.length - 1];
+    if (last && last.title === m.title) out[out.length - 1] = { ...last, steps: last.steps + n };
+    else out.push({ title: m.title, ...(m.cluster !== undefined ? { cluster: m.cluster } : {}), steps: n });
+  });
+  return out;
 }
 
 /**
@@ -1227,6 +1332,9 @@ function clusterSetNamespace(b: BundleDiff): string | undefined {
   return changed?.namespace;
 }
 
+/** Up to this many members, a restart step lists one command per member. */
+const MAX_LISTED_RESTARTS = 10;
+
 /**
  * Antrea's member controller settings, per member bundle that stays: where Antrea's install owns the
  * ConfigMap (`takeOver.memberControllerConfig` off), the settings clusterset expects ride in the
@@ -1239,13 +1347,15 @@ function memberConfigSteps(
   diff: TreeDiff,
   left: readonly string[],
   phrase: (clusters: readonly string[]) => string,
+  only: (id: string) => boolean,
 ): string[] {
   const update = new Map<string, string[]>();
   const takeOver = new Map<string, string[]>();
   const namespaces = new Map<string, string[]>();
   const add = (m: Map<string, string[]>, ns: string, id: string) => m.set(ns, [...(m.get(ns) ?? []), id]);
   for (const b of diff.bundles) {
-    if (b.type !== 'cluster' || b.cluster === undefined || left.includes(b.cluster)) continue;
+    if (b.type !== 'cluster' || b.cluster === undefined || left.includes(b.cluster) || !only(b.cluster))
+      continue;
     const own = clusterSetNamespace(b);
     const expected = expectedMemberConfig(b);
     if (expected.is !== undefined && expected.is !== expected.was) add(update, expected.ns, b.cluster);
@@ -1276,8 +1386,16 @@ function memberConfigSteps(
   }
   for (const [ns, ids] of update) {
     const one = ids.length === 1 ? ids[0]! : '<member>';
+    // One command per member, to follow as printed; a fleet-wide change says it once.
+    const each = ids.length <= MAX_LISTED_RESTARTS ? ids : ['member'];
+    const restarts = joinAnd(
+      each.map(
+        (id) =>
+          `\`kubectl --context <${id}> -n ${ns} rollout restart deployment ${MEMBER_CONTROLLER_DEPLOYMENT}\``,
+      ),
+    );
     steps.push(
-      `update Antrea's member controller config in ${phrase(ids)}: ConfigMap ${ns}/${MEMBER_CONTROLLER_CONFIG}, key ${MEMBER_CONFIG_KEY}, in Antrea's install, as \`npx clusterset explain --cluster ${one}\` prints it; then restart the controller, which reads it only at start: \`kubectl --context <${ids.length === 1 ? one : 'member'}> -n ${ns} rollout restart deployment ${MEMBER_CONTROLLER_DEPLOYMENT}\``,
+      `update Antrea's member controller config in ${phrase(ids)}: ConfigMap ${ns}/${MEMBER_CONTROLLER_CONFIG}, key ${MEMBER_CONFIG_KEY}, in Antrea's install, as \`npx clusterset explain --cluster ${one}\` prints it; then restart the controller, which reads it only at start: ${restarts}${each.length < ids.length ? ' in each' : ''}`,
     );
   }
   return steps;

@@ -232,13 +232,12 @@ export function formatText(
   if (isEmpty(diff)) return `${noChanges(labels)}\n`;
   const lines = [`clusterset diff ${labels.before} → ${labels.after}: ${headline(impact)}`, '', 'Impact:'];
   for (const l of summaryLines(impact.items)) lines.push(`  - ${l}`);
-  const a = {
-    steps: capped(impact.afterMerge.steps, 'steps'),
-    breaking: capped(impact.afterMerge.breaking, 'breaking changes'),
-  };
+  // Every step and breaking change, numbered: a checklist that hides one cannot be followed.
+  const a = impact.afterMerge;
   if (a.breaking.length > 0)
     lines.push('', 'Breaking:', ...a.breaking.map((l) => `  ${paint[MARK_STYLE['!']](`! ${l}`)}`));
-  if (a.steps.length > 0) lines.push('', 'After merge:', ...a.steps.map((l) => `  [ ] ${l}`));
+  if (a.beforeMerge.length > 0) lines.push('', 'Before merge:', ...a.beforeMerge.map((l) => `  [ ] ${l}`));
+  if (a.steps.length > 0) lines.push('', 'After merge:', ...a.steps.map((l, n) => `  ${n + 1}. [ ] ${l}`));
   for (const b of shown(diff)) {
     lines.push('', `${bundleTitle(b)}: ${countText(b)}`);
     for (const o of [...b.objects, ...visibleFiles(b)]) {
@@ -257,6 +256,9 @@ export function formatSummaryText(diff: TreeDiff, impact: Impact): string {
   return `${[`Impact (${headline(impact)}):`, ...summaryLines(impact.items).map((l) => `  - ${l}`)].join('\n')}\n`;
 }
 
+/** At most this many After merge steps are listed flat; more are folded, one section per run. */
+const FLAT_STEPS = 8;
+
 /** At most MAX_ITEMS_PER_CATEGORY lines, then one that says how many more `--format json` lists. */
 function capped(lines: readonly string[], noun: string): string[] {
   if (lines.length <= MAX_ITEMS_PER_CATEGORY) return [...lines];
@@ -267,23 +269,53 @@ function capped(lines: readonly string[], noun: string): string[] {
 }
 
 /**
- * The "after merge" block: breaking changes first, then the manual steps as a checklist. Steps keep
- * their `code` spans (commands to copy); the rest is escaped.
+ * The "after merge" block: breaking changes first, then the manual steps as a numbered checklist,
+ * every one of them (a checklist that hides a step cannot be followed). Past FLAT_STEPS, each run
+ * of steps that belong together (AfterMerge.sections: a member before its first sync, delivery, a
+ * member joining, the wait) is folded in a `<details>` titled with what it is about and its step
+ * numbers, in order, so the comment stays short and nothing is hidden. Steps keep their `code` spans
+ * (commands to copy); the rest is escaped.
  */
 function afterMergeMarkdown(impact: Impact): string[] {
-  const a = {
-    steps: capped(impact.afterMerge.steps, 'steps'),
-    breaking: capped(impact.afterMerge.breaking, 'breaking changes'),
-  };
+  const { beforeMerge, steps, sections } = impact.afterMerge;
+  // One per Service whose ports change: a fleet-wide change lists hundreds, so these stay bounded.
+  const breaking = capped(impact.afterMerge.breaking, 'breaking changes');
   const out: string[] = [];
   const withCode = (s: string): string =>
     s
       .split(/(`[^`]*`)/)
       .map((part, i) => (i % 2 === 1 ? part : md(part)))
       .join('');
-  if (a.breaking.length > 0)
-    out.push('#### Breaking', '', ...a.breaking.map((l) => `- :warning: ${withCode(l)}`), '');
-  if (a.steps.length > 0) out.push('#### After merge', '', ...a.steps.map((l) => `- [ ] ${withCode(l)}`), '');
+  if (breaking.length > 0)
+    out.push('#### Breaking', '', ...breaking.map((l) => `- :warning: ${withCode(l)}`), '');
+  if (beforeMerge.length > 0)
+    out.push('#### Before merge', '', ...beforeMerge.map((l) => `- [ ] ${withCode(l)}`), '');
+  if (steps.length === 0) return out;
+  const item = (n: number): string => `${n + 1}. [ ] ${withCode(steps[n]!)}`;
+  if (steps.length <= FLAT_STEPS || sections.length < 2) {
+    out.push('#### After merge', '', ...steps.map((_, n) => item(n)), '');
+    return out;
+  }
+  out.push(
+    `#### After merge: ${steps.length} steps, in order`,
+    '',
+    `_Folded by what they are about; open each in turn, top to bottom._`,
+    '',
+  );
+  let first = 0;
+  for (const sec of sections) {
+    const range = sec.steps === 1 ? `step ${first + 1}` : `steps ${first + 1}–${first + sec.steps}`;
+    out.push(
+      '<details>',
+      `<summary>${range}: ${md(sec.title)}</summary>`,
+      '',
+      ...Array.from({ length: sec.steps }, (_, i) => item(first + i)),
+      '',
+      '</details>',
+      '',
+    );
+    first += sec.steps;
+  }
   return out;
 }
 
@@ -468,7 +500,7 @@ export function formatMarkdown(
  * The JSON form: `version` 1, the two labels, `changed`, the ClusterSet facts (`leader`, `clusters`,
  * `membersBefore`, `membersAfter`, `networks`), `touched` cluster IDs and `delivery` folders, the `impact` items
  * (`category`, `text`, `clusters` whose bundles change, `reaches`: the clusters the text names),
- * `afterMerge` (`steps[]`, `breaking[]`), `exports` (`service`, `exporters[]` of `cluster` and `change`),
+ * `afterMerge` (`beforeMerge[]`, `steps[]`, `sections[]` of `title`, `cluster` and `steps`, `breaking[]`), `exports` (`service`, `exporters[]` of `cluster` and `change`),
  * and `bundles` with their `objects` (`change`, `group`, `kind`, `namespace`, `name`, `file`,
  * `sharedWith`: who else owns the object, or null when it is clusterset's alone, `fields[]` of
  * `path`, `op`, `before`, `after`) and other `files`; then, only when the model has warnings,

@@ -18,6 +18,7 @@ import {
   ImageBuildError,
   assembleContext,
   buildCommands,
+  repositoryOf,
   contextSources,
   onPath,
   shellQuote,
@@ -141,6 +142,16 @@ test('GIVEN options WHEN the commands are built THEN `<engine> build` with the C
     ['docker', 'push', o.tag],
   ]);
   assert.is(buildCommands({ ...o, push: false }, '/ctx').length, 1);
+  // podman writes the pushed digest to a file, which the command then prints to pin.
+  assert.equal(buildCommands({ ...o, engine: 'podman' }, '/ctx', { podman: true, file: '/tmp/d' })[1], [
+    'podman',
+    'push',
+    '--digestfile',
+    '/tmp/d',
+    o.tag,
+  ]);
+  assert.equal(repositoryOf(o.tag), 'registry.example.com/platform/clusterset');
+  assert.equal(repositoryOf('127.0.0.1:5000/clusterset:1'), '127.0.0.1:5000/clusterset');
   assert.is(shellQuote('a b'), "'a b'");
   assert.is(shellQuote("it's"), `'it'\\''s'`);
   assert.is(shellQuote('BASE=docker.io/library/node:20'), 'BASE=docker.io/library/node:20');

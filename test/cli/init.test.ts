@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { DEFAULT_RECONCILER_IMAGE } from '../../lib/names';
 import { MODEL_FILE, WORKFLOW_FILE, mergePackageJson, packageNameFrom, scaffold } from '../../lib/init';
 import { installSource, specFromRecord, sshUrl } from '../../lib/install-source';
 import { DEFAULT_ANTREA_VERSION } from '../../lib/names';
@@ -430,6 +431,44 @@ test('sshUrl() rewrites scp-like remotes only', () => {
   assert.is(sshUrl('ssh://git@github.com/org/repo.git'), 'ssh://git@github.com/org/repo.git');
 });
 
+test("GIVEN the README scaffold() writes WHEN it says how to change clusterset's version THEN it gives a tarball (or a registry version), as docs/installing.md does, never a git URL; and every `npm run` script and `npx clusterset` command it suggests exists", () => {
+  const o = {
+    packageName: 'fleet',
+    clusterSetId: 'fleet',
+    repoURL: 'ssh://git@github.com/acme/fleet.git',
+    branch: 'main',
+    clustersetSpec: 'file:vendor/clusterset-0.1.0.tgz',
+  };
+  const files = scaffold(o);
+  const readme = files.get('README.md')!;
+  const oneLine = (text: string): string => text.replace(/\s+/g, ' ');
+  assert.not.match(oneLine(readme), 'tarball or git URL');
+  assert.match(readme, 'npm install --save-dev ./vendor/clusterset-<version>.tgz');
+  assert.match(
+    oneLine(readme),
+    'A git URL does not work: npm would install clusterset without its compiled `dist/`',
+  );
+  // The docs say the same: a git URL installs no dist/.
+  assert.match(
+    oneLine(fs.readFileSync(path.join(root, 'docs', 'installing.md'), 'utf8')),
+    'A git URL does not work: npm builds a git dependency only by running its `prepare` script',
+  );
+  const scripts = (JSON.parse(files.get('package.json')!) as { scripts: Record<string, string> }).scripts;
+  for (const [, name] of readme.matchAll(/npm run ([a-z:-]+)/g))
+    assert.ok(
+      scripts[name!] !== undefined,
+      `npm run ${name}: the scaffold's package.json has no such script`,
+    );
+  const commands = new Set([...readme.matchAll(/npx clusterset ([a-z-]+)/g)].map((m) => m[1]!));
+  assert.ok(commands.has('check'), 'the README names `npx clusterset check`, what `npm run check` runs');
+  for (const c of commands) {
+    // A command's own help starts with its usage; an unknown one gets the top-level help.
+    const r = run(process.execPath, [bin, c, '--help'], root);
+    assert.is(r.status, 0, `${c}: ${r.stderr}`);
+    assert.match(r.stdout, new RegExp(`^clusterset ${c}\\b`), `clusterset ${c} is a command`);
+  }
+});
+
 test('scaffold() is deterministic and package names are valid npm names', () => {
   const o = {
     packageName: 'x',
@@ -442,6 +481,22 @@ test('scaffold() is deterministic and package names are valid npm names', () => 
   assert.is(packageNameFrom('My Fleet (prod)'), 'my-fleet-prod');
   assert.is(packageNameFrom('___'), 'gitops');
   assert.is(packageNameFrom('.hidden'), 'hidden');
+});
+
+test('GIVEN the starter model THEN it says what reconciler.image is, that the default exists only with a release, and how to build, push and pin one', () => {
+  const model = scaffold({
+    packageName: 'fleet',
+    clusterSetId: 'fleet',
+    repoURL: 'https://git.example.com/team/fleet.git',
+    branch: 'main',
+    clustersetSpec: '^0.1.0',
+  }).get('clusterset.ts')!;
+  assert.match(model, `Unset, it\n  // is ${DEFAULT_RECONCILER_IMAGE}, which exists only once that release`);
+  assert.match(model, /`npx clusterset image build --tag <registry>\/clusterset:[^ ]+ --push`/);
+  assert.match(
+    model,
+    /\/\/ reconciler: \{ image: '<registry>\/clusterset@sha256:<digest>', imagePullSecrets: \['<Secret>'\] \},/,
+  );
 });
 
 test.run();

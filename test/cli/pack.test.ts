@@ -180,7 +180,8 @@ test('GIVEN the installed package WHEN `clusterset version` and `clusterset imag
       `^ {2}podman build --file ${ctx}/Containerfile --build-arg BASE=\\S+ --build-arg RUNTIME=\\S+ .*--tag ${tag} ${ctx}$`,
     ),
   );
-  assert.is(lines[7], `  podman push ${tag}`);
+  // podman hands back the pushed digest in a file, which the command then prints to pin.
+  assert.is(lines[7], `  podman push --digestfile '<digest file>' ${tag}`);
   // The context is the installed package's own: its Containerfile, package.json, packed lock, dist/.
   const same = (a: string, b: string) =>
     assert.ok(fs.readFileSync(a).equals(fs.readFileSync(b)), `${b} is ${a}`);

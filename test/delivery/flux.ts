@@ -616,6 +616,20 @@ async function addKubeconfigSecret(
   key = 'value',
 ): Promise<void> {
   const secretName = name ?? `${cluster.name}-kubeconfig`;
+  await ssa(mgmt, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'Opaque',
+    metadata: { name: secretName, namespace: FLUX_NAMESPACE },
+    stringData: { [key]: await applierKubeconfig(cluster) },
+  });
+}
+
+/**
+ * A kubeconfig of `cluster` for Flux: a cluster-admin ServiceAccount's token there (the file a
+ * platform team gives Flux as `<cluster>.kubeconfig`), as YAML-compatible JSON.
+ */
+export async function applierKubeconfig(cluster: Cluster): Promise<string> {
   await ssa(cluster, {
     apiVersion: 'v1',
     kind: 'ServiceAccount',
@@ -661,11 +675,5 @@ async function addKubeconfigSecret(
     contexts: [{ name: cluster.name, context: { cluster: cluster.name, user: APPLIER } }],
     'current-context': cluster.name,
   };
-  await ssa(mgmt, {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    type: 'Opaque',
-    metadata: { name: secretName, namespace: FLUX_NAMESPACE },
-    stringData: { [key]: JSON.stringify(kubeconfig, null, 2) + '\n' },
-  });
+  return JSON.stringify(kubeconfig, null, 2) + '\n';
 }

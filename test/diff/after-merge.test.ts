@@ -14,7 +14,8 @@ import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compile } from '../../lib/compile';
-import { diffTrees, impact } from '../../lib/diff';
+import { diffTrees, formatMarkdown, impact } from '../../lib/diff';
+import type { AfterMerge } from '../../lib/diff/after-merge';
 import { explain } from '../../lib/explain';
 import { MODEL_FILE, scaffold } from '../../lib/init';
 import type { DeliveryProps } from '../../lib/model';
@@ -61,6 +62,143 @@ function northJoins(edit: (m: ModelDraft) => void = () => {}): { a: ModelDraft; 
 
 const index = (steps: readonly string[], re: RegExp): number => steps.findIndex((s) => re.test(s));
 
+/** The whole After merge block of going from model `a` (undefined: no out/ yet) to model `b`. */
+function blockOf(a: ModelDraft | undefined, b: ModelDraft): AfterMerge {
+  const before = a ? compile(a).files : new Map<string, string>();
+  const after = compile(b);
+  assert.equal(after.diagnostics, [], 'the edited model compiles');
+  return impact(before, after.files, diffTrees(before, after.files), after.plan).afterMerge;
+}
+
+/** The indexes of the first step matching each pattern, each found, in increasing order. */
+function inOrder(steps: readonly string[], ...res: RegExp[]): void {
+  const at = res.map((re) => index(steps, re));
+  res.forEach((re, n) => assert.ok(at[n]! >= 0, `no step matches ${String(re)}:\n${steps.join('\n')}`));
+  assert.equal(
+    [...at].sort((x, y) => x - y),
+    at,
+    steps.join('\n'),
+  );
+}
+
+for (const [tool, tools, register, wait] of [
+  [
+    'Argo CD',
+    ARGOCD,
+    /^register east and west with Argo CD, before the bootstrap/,
+    /^wait until every Application is Synced and Healthy/,
+  ],
+  ['Flux', FLUX, /^give Flux the kubeconfig of east and west/, /^wait until every Kustomization is Ready/],
+] as const)
+  test(`GIVEN a first ClusterSet delivered by ${tool} (no out/ before) WHEN diffed THEN the checklist runs top to bottom: what each member needs before its first sync, the clusters given to the tool, the bootstrap, the tokens, and the wait last`, () => {
+    const b = delivered(tools);
+    b.services!.push(service('web', 'frontend', ['east'], [{ name: 'https', port: 443 }]));
+    const { steps, sections } = blockOf(undefined, b);
+    inOrder(
+      steps,
+      /^before east's first sync, create the exported Services' Namespaces? there/,
+      /^before west's first sync, /,
+      register,
+      /^bootstrap /,
+      /^copy east's token from the leader .*--wait 600`$/,
+      /^copy west's token /,
+    );
+    assert.match(steps[steps.length - 1]!, wait);
+    assert.is(steps.filter((x) => wait.test(x)).length, 1, steps.join('\n'));
+    // Every step in exactly one section, in order.
+    assert.is(
+      sections.reduce((n, x) => n + x.steps, 0),
+      steps.length,
+    );
+    assert.equal(sections[0], {
+      title: "before east's first sync",
+      cluster: 'east',
+      steps: sections[0]!.steps,
+    });
+    assert.equal(sections.at(-1), { title: 'wait until everything is delivered', steps: 1 });
+  });
+
+test('GIVEN a first ClusterSet with the default image WHEN diffed THEN Before merge says the default exists only with a release, and to build, push and pin one', () => {
+  const { beforeMerge } = blockOf(undefined, delivered(ARGOCD));
+  assert.is(beforeMerge.length, 1, beforeMerge.join('\n'));
+  assert.match(
+    beforeMerge[0]!,
+    /^the reconciler image is the package's default, ghcr\.io\/clusterset\/clusterset:[^ ]+, which exists only once clusterset publishes that release; east, hub and west pull it at their first sync after the merge .*`npx clusterset image build --tag <registry>\/clusterset:[^ ]+ --push`, then set reconciler\.image to the digest/,
+  );
+});
+
+test('GIVEN reconciler.image changed to a tag WHEN diffed THEN Before merge builds and pushes it and says to pin its digest; a member joining with the same image asks nothing of the image', () => {
+  const a = delivered(ARGOCD);
+  const b = structuredClone(a);
+  b.reconciler = { image: 'registry.example.com/platform/clusterset:0.2.0' };
+  const { beforeMerge } = blockOf(a, b);
+  assert.equal(beforeMerge, [
+    "build and push the reconciler image registry.example.com/platform/clusterset:0.2.0 (east, hub and west pull it at their first sync after the merge (the leader's reconciler, each member's restart Job)): `npx clusterset image build --tag registry.example.com/platform/clusterset:0.2.0 --push`; it prints the image's digest: pin it in reconciler.image (`registry.example.com/platform/clusterset@sha256:…`) and synth again, so that a tag moved in the registry never changes what runs",
+  ]);
+  const pinned = structuredClone(a);
+  pinned.reconciler = { image: `registry.example.com/platform/clusterset@sha256:${'a'.repeat(64)}` };
+  assert.match(
+    blockOf(a, pinned).beforeMerge[0]!,
+    /^make sure the reconciler image registry\.example\.com\/platform\/clusterset@sha256:a+ is in its registry /,
+  );
+  const joins = structuredClone(b);
+  joins.clusters.push(cluster('north', 3));
+  joins.members.push('north');
+  assert.equal(blockOf(b, joins).beforeMerge, []);
+  assert.equal(blockOf(b, b).beforeMerge, []);
+});
+
+test('GIVEN reconciler.imagePullSecrets added WHEN diffed THEN Before merge creates each Secret where the image runs, per cluster; a member joining gets its own, the others nothing', () => {
+  const a = delivered(ARGOCD);
+  a.reconciler = { image: 'registry.example.com/platform/clusterset:0.2.0' };
+  const b = structuredClone(a);
+  b.reconciler = { ...b.reconciler, imagePullSecrets: ['regcred'] };
+  const { beforeMerge } = blockOf(a, b);
+  assert.equal(
+    beforeMerge.map((x) => x.split(' (')[0]),
+    [
+      'create the image pull Secret kube-system/regcred in east',
+      'create the image pull Secret antrea-multicluster/regcred in hub',
+      'create the image pull Secret kube-system/regcred in west',
+    ],
+  );
+  assert.match(
+    beforeMerge[1]!,
+    /`kubectl --context <hub> -n antrea-multicluster create secret docker-registry regcred --docker-server=registry\.example\.com --docker-username=<user> --docker-password=<token>`$/,
+  );
+  const joins = structuredClone(b);
+  joins.clusters.push(cluster('north', 3));
+  joins.members.push('north');
+  assert.equal(
+    blockOf(b, joins).beforeMerge.map((x) => x.split(' (')[0]),
+    ['create the image pull Secret kube-system/regcred in north'],
+  );
+});
+
+test('GIVEN a first ClusterSet of many members WHEN rendered as markdown THEN every step is there, numbered, folded by section in order, and nothing says "more steps"', () => {
+  const b = delivered(ARGOCD);
+  for (let i = 3; i < 9; i++) {
+    b.clusters.push(cluster(`m${i}`, i));
+    b.members.push(`m${i}`);
+  }
+  const before = new Map<string, string>();
+  const after = compile(b);
+  const d = diffTrees(before, after.files);
+  const i = impact(before, after.files, d, after.plan);
+  const md = formatMarkdown(d, i, { before: 'main', after: 'HEAD' });
+  const steps = i.afterMerge.steps;
+  assert.ok(steps.length > 12, `${steps.length} steps`);
+  assert.not.match(md, /more steps/);
+  const numbered = md.split('\n').filter((l) => /^\d+\. \[ \] /.test(l));
+  assert.equal(
+    numbered.map((l) => Number(/^(\d+)\./.exec(l)![1])),
+    steps.map((_, n) => n + 1),
+  );
+  assert.is((md.match(/<summary>steps? \d+/g) ?? []).length, i.afterMerge.sections.length);
+  assert.match(md, /#### Before merge\n\n- \[ \] the reconciler image is the package's default/);
+  assert.match(md, new RegExp(`#### After merge: ${steps.length} steps, in order`));
+});
+
 test('GIVEN a member joining that exports from a Namespace of its own WHEN diffed THEN its steps create the Namespaces explain lists, before it is registered', () => {
   const { a, b } = northJoins();
   const steps = stepsOf(a, b);
@@ -85,11 +223,17 @@ test('GIVEN takeOver.serviceNamespaces WHEN a member joins THEN no step creates 
   const steps = stepsOf(a, b);
   assert.is(index(steps, /create namespace/), -1, steps.join('\n'));
   // The Namespaces its bundle now applies are named where another owner must let them go.
-  for (const re of [
-    /^take Namespace shop out of any other Application or Kustomization that applies it in north /,
-    /^take Namespace web out of any other Application or Kustomization that applies it in all 3 members /,
-  ])
-    assert.ok(index(steps, re) >= 0, steps.join('\n'));
+  // north's before its first sync (before its registration), the members that stay after.
+  const north = index(
+    steps,
+    /^take Namespaces shop and web out of any other Application or Kustomization that applies them in north /,
+  );
+  const staying = index(
+    steps,
+    /^take Namespace web out of any other Application or Kustomization that applies it in east and west /,
+  );
+  assert.ok(north >= 0 && staying >= 0, steps.join('\n'));
+  assert.ok(north < index(steps, /^register north /), steps.join('\n'));
 });
 
 test("GIVEN a member joining with stretched ingress policies WHEN diffed THEN one step enables Antrea's agent and controller settings explain lists, and restarts both", () => {
@@ -134,7 +278,7 @@ function position(cmds: readonly string[], re: RegExp): number {
   return i;
 }
 
-test('GIVEN Argo CD delivering WHEN the model switches to Flux THEN Flux is bootstrapped, given kubeconfigs and Ready before any Application goes, each without cascade', () => {
+test('GIVEN Argo CD delivering WHEN the model switches to Flux THEN Flux is given kubeconfigs, bootstrapped and Ready before any Application goes, each without cascade', () => {
   const cmds = commands(stepsOf(delivered(ARGOCD), delivered(FLUX)));
   const apply = position(cmds, /^kubectl apply -k out\/flux$/);
   const secret = position(cmds, /^kubectl -n flux-system create secret generic east-kubeconfig /);
@@ -149,7 +293,8 @@ test('GIVEN Argo CD delivering WHEN the model switches to Flux THEN Flux is boot
     /^kubectl -n argocd delete application test-set-east test-set-hub test-set-west$/,
   );
   const project = position(cmds, /^kubectl -n argocd delete appproject test-set$/);
-  const order = [apply, secret, wait, root, unfinalize, del, project];
+  // The kubeconfig Secrets first: no Kustomization starts without one and waits out its retry.
+  const order = [secret, apply, wait, root, unfinalize, del, project];
   assert.equal(
     [...order].sort((x, y) => x - y),
     order,
@@ -164,7 +309,7 @@ test('GIVEN Argo CD delivering WHEN the model switches to Flux THEN Flux is boot
   assert.match(cmds[wait]!, 'kustomization/test-set-east.tiers');
 });
 
-test('GIVEN Flux delivering WHEN the model switches to Argo CD THEN Argo CD is bootstrapped, registered and healthy before Flux goes, its prune turned off first', () => {
+test('GIVEN Flux delivering WHEN the model switches to Argo CD THEN Argo CD is given the clusters, bootstrapped and healthy before Flux goes, its prune turned off first', () => {
   const steps = stepsOf(delivered(FLUX), delivered(ARGOCD));
   const cmds = commands(steps);
   const apply = position(cmds, /^kubectl apply -k out\/argocd$/);
@@ -179,7 +324,8 @@ test('GIVEN Flux delivering WHEN the model switches to Argo CD THEN Argo CD is b
   const del = position(cmds, /^kubectl -n flux-system delete kustomization test-set-east /);
   const repo = position(cmds, /^kubectl -n flux-system delete gitrepository test-set$/);
   // The root (deletionPolicy Orphan) goes first: nothing can apply the others again once patched.
-  const order = [apply, health, register, healthy, root, prune, del, repo];
+  // The registrations first: no Application starts with an unknown destination.
+  const order = [register, apply, health, healthy, root, prune, del, repo];
   assert.equal(
     [...order].sort((x, y) => x - y),
     order,
@@ -238,8 +384,9 @@ test('GIVEN prune off WHEN switching either way THEN nothing is patched: the old
 
 test('GIVEN both tools rendered WHEN Argo CD is turned off THEN Flux is bootstrapped unless it delivers already, then Argo CD retires', () => {
   const steps = stepsOf(delivered(BOTH), delivered(FLUX));
+  assert.match(steps[0]!, /^give Flux the kubeconfig of east and west, in the management cluster /);
   assert.match(
-    steps[0]!,
+    steps[1]!,
     /^unless Flux delivers the bundles already, bootstrap Flux in the management cluster \(hub\): `kubectl apply -k out\/flux`/,
   );
   assert.ok(
@@ -255,15 +402,15 @@ test('GIVEN Flux delivering WHEN Argo CD is turned on beside it THEN one step sa
   ]);
 });
 
-test('GIVEN no delivery WHEN Argo CD is turned on THEN its bootstrap, registrations and wait, once', () => {
+test('GIVEN no delivery WHEN Argo CD is turned on THEN its registrations, bootstrap and wait, once', () => {
   const steps = stepsOf(delivered(undefined), delivered(ARGOCD));
+  assert.match(steps[0]!, /^register east and west with Argo CD, before the bootstrap, /);
   assert.match(
-    steps[0]!,
+    steps[1]!,
     /^bootstrap Argo CD in the management cluster \(hub\): `kubectl apply -k out\/argocd`/,
   );
-  assert.not.match(steps[0]!, /until .* objects are deleted below/);
-  assert.match(steps[1]!, /^register east and west with Argo CD: /);
-  assert.match(steps[2]!, /^wait until every Application is Synced and Healthy: /);
+  assert.not.match(steps[1]!, /until .* objects are deleted below/);
+  assert.match(steps[steps.length - 1]!, /^wait until every Application is Synced and Healthy: /);
   assert.is(steps.filter((s) => s.includes('kubectl apply -k out/argocd')).length, 1, steps.join('\n'));
 });
 
@@ -290,10 +437,11 @@ test('GIVEN an ssh origin WHEN switching to Flux THEN what explain says Flux nee
     steps[0]!,
     /^Flux \(namespace flux-system\) clones ssh:\/\/git@git\.example\.com\/team\/gitops\.git over ssh: Secret flux-system\/gitops-ssh \(gitSecretName\) must exist: `flux create secret git <name> --namespace flux-system --url ssh:\/\/git@git\.example\.com\/team\/gitops\.git --private-key-file <key file>`; keys: identity, known_hosts$/,
   );
-  assert.match(steps[1]!, /^bootstrap Flux /);
+  assert.match(steps[1]!, /^give Flux the kubeconfig of /);
+  assert.match(steps[2]!, /^bootstrap Flux /);
 });
 
-test('GIVEN a member joining in the switch WHEN diffed THEN the bootstrap registers it with the others, once', () => {
+test('GIVEN a member joining in the switch WHEN diffed THEN the bootstrap registers it with the others, once, and its token comes before the wait, the wait before Flux retires', () => {
   const a = delivered(FLUX);
   const b = delivered(ARGOCD);
   b.clusters.push(cluster('north', 3));
@@ -301,12 +449,22 @@ test('GIVEN a member joining in the switch WHEN diffed THEN the bootstrap regist
   const steps = stepsOf(a, b);
   assert.ok(
     steps.includes(
-      'register east, north and west with Argo CD: `argocd cluster add <east> --name east`, `argocd cluster add <north> --name north` and `argocd cluster add <west> --name west`',
+      'register east, north and west with Argo CD, before the bootstrap, so that no Application starts with an unknown destination: `argocd cluster add <east> --name east`, `argocd cluster add <north> --name north` and `argocd cluster add <west> --name west`',
     ),
     steps.join('\n'),
   );
   assert.is(index(steps, /^register north with Argo CD/), -1, steps.join('\n'));
-  assert.ok(index(steps, /^copy north's token/) >= 0, steps.join('\n'));
+  const order = [
+    index(steps, /^before north's first sync, /),
+    index(steps, /^register east, north and west /),
+    index(steps, /^copy north's token/),
+    index(steps, /^wait until every Application is Synced and Healthy/),
+    index(steps, /^then stop Flux without deleting what it applied/),
+  ];
+  assert.ok(
+    order.every((i) => i >= 0) && order.every((i, n) => n === 0 || i > order[n - 1]!),
+    steps.join('\n'),
+  );
 });
 
 test('GIVEN a member leaving in the same change as a switch WHEN diffed THEN the block says to split it, and lists no step of either', () => {
@@ -531,23 +689,22 @@ test("GIVEN the scaffold's starter model WHEN switched to Flux as its comment sa
   assert.is(synth.status, 0, synth.stderr);
   const diff = run('diff', 'switched.ts', '--format', 'markdown');
   assert.is(diff.status, 0, diff.stderr);
-  const block = /#### After merge\n\n([\s\S]*?)\n\n/.exec(diff.stdout)?.[1] ?? '';
-  const lines = block.split('\n');
-  assert.match(
-    lines[0]!,
-    /^- \[ \] bootstrap Flux in the management cluster \(hub\): `kubectl apply -k out\/flux`/,
+  // Every step, numbered, folded or not.
+  const lines = diff.stdout.split('\n').filter((l) => /^\d+\. \[ \] /.test(l));
+  const block = lines.join('\n');
+  const secret = lines.findIndex((l) => /create secret generic [a-z-]+-kubeconfig/.test(l));
+  const boot = lines.findIndex((l) =>
+    /^\d+\. \[ \] bootstrap Flux in the management cluster \(hub\): `kubectl apply -k out\/flux`/.test(l),
   );
-  assert.ok(
-    lines.some((l) => /create secret generic [a-z-]+-kubeconfig/.test(l)),
-    block,
-  );
+  assert.ok(secret >= 0 && boot > secret, block);
+  assert.match(lines[0]!, /^1\. \[ \] /);
   assert.match(
     lines.at(-2)!,
-    /^- \[ \] then delete the Applications of .* without cascade: .*'\{"metadata":\{"finalizers":null\}\}'/,
+    /^\d+\. \[ \] then delete the Applications of .* without cascade: .*'\{"metadata":\{"finalizers":null\}\}'/,
   );
   assert.match(
     lines.at(-1)!,
-    /^- \[ \] then, once they are gone .*`kubectl -n argocd delete appproject fleet`/,
+    /^\d+\. \[ \] then, once they are gone .*`kubectl -n argocd delete appproject fleet`/,
   );
 });
 

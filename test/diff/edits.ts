@@ -81,15 +81,15 @@ export const EDITS: readonly Edit[] = [
     },
     touched: ['hub', 'north'],
     mustSay: [
-      /#### After merge\n\n- \[ \] re-apply the AppProject in the management cluster: `kubectl apply -k out\/argocd`/,
-      /- \[ \] register north with Argo CD as `https:\/\/north\.example\.com:6443`: `argocd cluster add <north> --name north`\n/,
-      /- \[ \] give Flux north's kubeconfig, in the management cluster: `kubectl -n flux-system create secret generic north-kubeconfig --from-file=value=north\.kubeconfig`\n/,
+      /<summary>step 4: delivery<\/summary>\n\n4\. \[ \] re-apply the AppProject in the management cluster: `kubectl apply -k out\/argocd`/,
+      /\d+\. \[ \] register north with Argo CD as `https:\/\/north\.example\.com:6443`: `argocd cluster add <north> --name north`\n/,
+      /\d+\. \[ \] give Flux north's kubeconfig, in the management cluster: `kubectl -n flux-system create secret generic north-kubeconfig --from-file=value=north\.kubeconfig`\n/,
       // What explain lists for north and no bundle holds, before its first sync.
-      /- \[ \] before north's first sync, create the exported Services' Namespace there, .*: shop \(imports only: .*\): `kubectl --context <north> create namespace shop`\n/,
-      /- \[ \] before north's first sync, enable in Antrea's install there .*: in antrea-agent\.conf \(ConfigMap kube-system\/antrea-config\), `featureGates\.Multicluster: true` and `multicluster\.enableGateway: true`; .*`kubectl --context <north> -n kube-system rollout restart daemonset antrea-agent`\n- \[ \] register north/,
-      /- \[ \] copy north's token .*`npx clusterset token north --leader-context <hub> --member-context <north>`\n/,
-      /- \[ \] annotate north's gateway Nodes \(it is on network dc2 .*`kubectl --context <north> annotate node north-gw-1 multicluster\.antrea\.io\/gateway=true` and `kubectl --context <north> annotate node north-gw-0 multicluster\.antrea\.io\/gateway=true multicluster\.antrea\.io\/gateway-ip=192\.0\.2\.30`\n/,
-      /- \[ \] annotate east's gateway Nodes unless they already are .*`kubectl --context <east> annotate node east-gw-0 multicluster\.antrea\.io\/gateway=true`\n/,
+      /\d+\. \[ \] before north's first sync, create the exported Services' Namespace there, .*: shop \(imports only: .*\): `kubectl --context <north> create namespace shop`\n/,
+      /\d+\. \[ \] before north's first sync, enable in Antrea's install there .*: in antrea-agent\.conf \(ConfigMap kube-system\/antrea-config\), `featureGates\.Multicluster: true` and `multicluster\.enableGateway: true`; .*`kubectl --context <north> -n kube-system rollout restart daemonset antrea-agent`\n\d+\. \[ \] update Antrea's member controller config in north/,
+      /\d+\. \[ \] copy north's token .*`npx clusterset token north --leader-context <hub> --member-context <north> --wait 600`\n/,
+      /\d+\. \[ \] annotate north's gateway Nodes \(it is on network dc2 .*`kubectl --context <north> annotate node north-gw-1 multicluster\.antrea\.io\/gateway=true` and `kubectl --context <north> annotate node north-gw-0 multicluster\.antrea\.io\/gateway=true multicluster\.antrea\.io\/gateway-ip=192\.0\.2\.30`\n/,
+      /\d+\. \[ \] annotate east's gateway Nodes unless they already are .*`kubectl --context <east> annotate node east-gw-0 multicluster\.antrea\.io\/gateway=true`\n/,
     ],
   },
   {
@@ -193,7 +193,7 @@ export const EDITS: readonly Edit[] = [
     },
     touched: [],
     mustSay: [
-      /- \[ \] bootstrap Flux in the management cluster \(hub\): `kubectl apply -k out\/flux`[^\n]*\n- \[ \] give Flux the kubeconfig of east and west, [^\n]*`kubectl -n flux-system create secret generic east-kubeconfig --from-file=value=east\.kubeconfig` and `kubectl -n flux-system create secret generic west-kubeconfig --from-file=value=west\.kubeconfig`\n- \[ \] wait until every Kustomization is Ready [^\n]*`kubectl -n flux-system wait kustomization\/test-set kustomization\/test-set-east [^`]*--for=condition=Ready --timeout=15m`\n- \[ \] then stop Argo CD without deleting what it applied [^\n]*`kubectl -n argocd delete application test-set`[^\n]*\n- \[ \] then delete the Applications of east, hub and west without cascade: [^\n]*`kubectl -n argocd patch application test-set-east test-set-hub test-set-west --type merge -p '\{"metadata":\{"finalizers":null\}\}'` and `kubectl -n argocd delete application test-set-east test-set-hub test-set-west`[^\n]*\n- \[ \] then, once they are gone [^\n]*`kubectl -n argocd delete appproject test-set`, `argocd cluster rm <east>` and `argocd cluster rm <west>`\n\n/,
+      /\d\. \[ \] give Flux the kubeconfig of east and west, [^\n]*`kubectl -n flux-system create secret generic east-kubeconfig --from-file=value=east\.kubeconfig` and `kubectl -n flux-system create secret generic west-kubeconfig --from-file=value=west\.kubeconfig`[^\n]*\n\d\. \[ \] bootstrap Flux in the management cluster \(hub\): `kubectl apply -k out\/flux`[^\n]*\n\d\. \[ \] wait until every Kustomization is Ready [^\n]*`kubectl -n flux-system wait kustomization\/test-set kustomization\/test-set-east [^`]*--for=condition=Ready --timeout=15m`\n\d\. \[ \] then stop Argo CD without deleting what it applied [^\n]*`kubectl -n argocd delete application test-set`[^\n]*\n\d\. \[ \] then delete the Applications of east, hub and west without cascade: [^\n]*`kubectl -n argocd patch application test-set-east test-set-hub test-set-west --type merge -p '\{"metadata":\{"finalizers":null\}\}'` and `kubectl -n argocd delete application test-set-east test-set-hub test-set-west`[^\n]*\n\d\. \[ \] then, once they are gone [^\n]*`kubectl -n argocd delete appproject test-set`, `argocd cluster rm <east>` and `argocd cluster rm <west>`\n\n/,
     ],
   },
   {
@@ -206,7 +206,7 @@ export const EDITS: readonly Edit[] = [
     },
     touched: [],
     mustSay: [
-      /- \[ \] bootstrap Argo CD in the management cluster \(hub\): `kubectl apply -k out\/argocd`[^\n]*`kubectl -n argocd patch configmap argocd-cm --type merge --patch-file out\/argocd\/config\/ConfigMap\.argocd-cm\.yaml`[^\n]*\n- \[ \] register east and west with Argo CD: `argocd cluster add <east> --name east` and `argocd cluster add <west> --name west`\n- \[ \] wait until every Application is Synced and Healthy: [^\n]*\n- \[ \] then stop Flux without deleting what it applied [^\n]*first its root Kustomization, `kubectl -n flux-system delete kustomization test-set` \(its deletionPolicy Orphan [^\n]*\n- \[ \] then delete the Kustomizations of east, hub and west without deleting what they applied: [^\n]*`kubectl -n flux-system patch kustomization test-set-east test-set-east\.tiers test-set-hub test-set-west test-set-west\.tiers --type merge -p '\{"spec":\{"prune":false,"deletionPolicy":"Orphan"\}\}'` and `kubectl -n flux-system delete kustomization test-set-east test-set-east\.tiers test-set-hub test-set-west test-set-west\.tiers`\n- \[ \] then, once they are gone, `kubectl -n flux-system delete gitrepository test-set` and `kubectl -n flux-system delete secret east-kubeconfig west-kubeconfig`/,
+      /\d\. \[ \] register east and west with Argo CD, before the bootstrap, [^\n]*`argocd cluster add <east> --name east` and `argocd cluster add <west> --name west`\n\d\. \[ \] bootstrap Argo CD in the management cluster \(hub\): `kubectl apply -k out\/argocd`[^\n]*`kubectl -n argocd patch configmap argocd-cm --type merge --patch-file out\/argocd\/config\/ConfigMap\.argocd-cm\.yaml`[^\n]*\n\d\. \[ \] wait until every Application is Synced and Healthy: [^\n]*\n\d\. \[ \] then stop Flux without deleting what it applied [^\n]*first its root Kustomization, `kubectl -n flux-system delete kustomization test-set` \(its deletionPolicy Orphan [^\n]*\n\d\. \[ \] then delete the Kustomizations of east, hub and west without deleting what they applied: [^\n]*`kubectl -n flux-system patch kustomization test-set-east test-set-east\.tiers test-set-hub test-set-west test-set-west\.tiers --type merge -p '\{"spec":\{"prune":false,"deletionPolicy":"Orphan"\}\}'` and `kubectl -n flux-system delete kustomization test-set-east test-set-east\.tiers test-set-hub test-set-west test-set-west\.tiers`\n\d\. \[ \] then, once they are gone, `kubectl -n flux-system delete gitrepository test-set` and `kubectl -n flux-system delete secret east-kubeconfig west-kubeconfig`/,
     ],
   },
 ];

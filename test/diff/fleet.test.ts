@@ -63,7 +63,7 @@ function fleet(members: number, services: number, o: { joins?: number; gains?: b
     items: [],
     exports,
     networks: {},
-    afterMerge: { steps: [], breaking: [] },
+    afterMerge: { beforeMerge: [], steps: [], sections: [], breaking: [] },
   };
 }
 

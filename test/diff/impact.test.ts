@@ -224,7 +224,7 @@ test('GIVEN a third member joined WHEN a change touches the first two THEN they 
   assert.is(phrase(new Set(before), [before, before]), 'both members');
 });
 
-test('GIVEN delivery by Argo CD and Flux WHEN a member joins THEN the after-merge block lists the AppProject, its Argo CD registration, its Flux kubeconfig Secret, its token and its controller settings, in that order; leaving, what each tool deletes', () => {
+test('GIVEN delivery by Argo CD and Flux WHEN a member joins THEN the after-merge block lists its controller settings (before its first sync), the AppProject, its Argo CD registration, its Flux kubeconfig Secret and its token, in that order; leaving, what each tool deletes', () => {
   const a = policiesModel();
   a.delivery = {
     repoURL: 'https://git.example.com/gitops.git',
@@ -238,23 +238,24 @@ test('GIVEN delivery by Argo CD and Flux WHEN a member joins THEN the after-merg
   const d = diffTrees(files(a), files(b));
   const steps = impact(files(a), files(b), d).afterMerge.steps;
   assert.equal(steps.length, 5, steps.join('\n'));
+  // Antrea's install owns the new member's controller config (no takeOver): it must get the
+  // settings before its first sync, which its registration starts.
+  assert.match(steps[0]!, /^update Antrea's member controller config in north: .*explain --cluster north/);
   assert.match(
-    steps[0]!,
+    steps[1]!,
     /re-apply the AppProject in the management cluster: `kubectl apply -k out\/argocd`/,
   );
-  assert.match(steps[1]!, /register north with Argo CD as `https:\/\/north\.example\.com:6443`/);
+  assert.match(steps[2]!, /register north with Argo CD as `https:\/\/north\.example\.com:6443`/);
   assert.match(
-    steps[2]!,
+    steps[3]!,
     /kubectl -n flux-system create secret generic north-kubeconfig --from-file=value=north\.kubeconfig/,
   );
-  assert.match(steps[3]!, /npx clusterset token north --leader-context <hub> --member-context <north>/);
-  // Antrea's install owns the new member's controller config (no takeOver): it must get the settings.
-  assert.match(steps[4]!, /^update Antrea's member controller config in north: .*explain --cluster north/);
+  assert.match(steps[4]!, /npx clusterset token north --leader-context <hub> --member-context <north>/);
   const md = formatMarkdown(d, impact(files(a), files(b), d), LABELS);
-  assert.match(md, /#### After merge\n\n- \[ \] re-apply the AppProject/);
+  assert.match(md, /#### After merge\n\n1\. \[ \] update Antrea's member controller config/);
   assert.match(
     md,
-    /`npx clusterset token north --leader-context <hub> --member-context <north>`/,
+    /`npx clusterset token north --leader-context <hub> --member-context <north> --wait 600`/,
     'commands stay code',
   );
 
@@ -628,8 +629,9 @@ test("GIVEN Argo CD's health checks added to out/ (an earlier release, or Argo C
   off.admission = on.admission;
   const switched = impact(files(off), files(on), undefined, compile(on).plan).afterMerge.steps;
   assert.equal(switched.filter(isHealthStep), []);
+  assert.match(switched[0]!, /^register east and west with Argo CD, before the bootstrap/);
   assert.match(
-    switched[0]!,
+    switched[1]!,
     /^bootstrap Argo CD .*, and merge the health checks of Antrea's kinds into its settings: `kubectl -n gitops patch configmap argocd-cm --type merge --patch-file out\/argocd\/config\/ConfigMap\.argocd-cm\.yaml`/,
   );
 });
@@ -780,10 +782,10 @@ test('GIVEN External Secrets WHEN a member joins THEN the token step says what t
   assert.equal(
     steps,
     [
+      // Antrea's install owns north's member controller config (no takeOver): before its first sync.
+      "update Antrea's member controller config in north: ConfigMap kube-system/antrea-mc-controller-config, key controller_manager_config.yaml, in Antrea's install, as `npx clusterset explain --cluster north` prints it; then restart the controller, which reads it only at start: `kubectl --context <north> -n kube-system rollout restart deployment antrea-mc-controller`",
       "north's token comes by External Secrets (ExternalSecret kube-system/antrea-mc-leader-token): the leader (hub) must authenticate north's ServiceAccount kube-system/token-reader as `oidc:north:token-reader` (a JWT authenticator in its AuthenticationConfiguration that trusts north's ServiceAccount issuer)",
       "create ConfigMap kube-system/leader-ca in north with the leader's CA certificate under key `ca.crt`",
-      // Antrea's install owns north's member controller config (no takeOver).
-      "update Antrea's member controller config in north: ConfigMap kube-system/antrea-mc-controller-config, key controller_manager_config.yaml, in Antrea's install, as `npx clusterset explain --cluster north` prints it; then restart the controller, which reads it only at start: `kubectl --context <north> -n kube-system rollout restart deployment antrea-mc-controller`",
     ],
     steps.join('\n'),
   );
@@ -795,7 +797,7 @@ test('GIVEN External Secrets WHEN a member joins THEN the token step says what t
   u.members.push('north');
   const bearer = impact(files(t), files(u)).afterMerge.steps;
   assert.match(
-    bearer[0]!,
+    bearer[1]!,
     /^north's token comes by External Secrets \(ExternalSecret kube-system\/antrea-mc-leader-token\): create Secret kube-system\/leader-bearer in north, key `token`: a leader bearer token for `oidc:north:token-reader`$/,
   );
 });
@@ -815,10 +817,11 @@ test('GIVEN members on one network WHEN a member joins on another THEN every mem
   b.members.push('north');
   const after = compile(b);
   const steps = impact(files(a), after.files, undefined, after.plan).afterMerge.steps;
-  // After the token; before the update of north's member controller config (no takeOver).
+  // After the token, last (the update of north's member controller config, no takeOver, comes
+  // before its first sync).
   const token = steps.findIndex((x) => x.startsWith("copy north's token"));
   assert.ok(token > 0, steps.join('\n'));
-  assert.equal(steps.slice(token + 1, -1), [
+  assert.equal(steps.slice(token + 1), [
     "annotate north's gateway Nodes (it is on network far and exchanges Services with the default network): `kubectl --context <north> annotate node n-0 multicluster.antrea.io/gateway=true`",
     "annotate east's gateway Nodes unless they already are (it is on the default network and now exchanges Services with network far): `kubectl --context <east> annotate node e-0 e-1 multicluster.antrea.io/gateway=true`",
     "annotate west's gateway Nodes unless they already are (it is on the default network and now exchanges Services with network far): `kubectl --context <west> annotate node w-0 multicluster.antrea.io/gateway=true multicluster.antrea.io/gateway-ip=192.0.2.2`",
@@ -826,7 +829,7 @@ test('GIVEN members on one network WHEN a member joins on another THEN every mem
   // Without the plan (out/ against out/), the Nodes are not known: the step says where they are.
   const blind = impact(files(a), after.files).afterMerge.steps;
   assert.match(
-    blind[1]!,
+    blind[2]!,
     /`kubectl --context <north> annotate node <node> multicluster.antrea.io\/gateway=true` for each Node the model lists in gateway.nodes$/,
   );
 
@@ -858,7 +861,12 @@ test('GIVEN delivery from another path of the repository THEN the AppProject ste
   b.clusters.push(cluster('north', 3));
   b.members.push('north');
   const steps = impact(files(a), files(b)).afterMerge.steps;
-  assert.match(steps[0]!, /`kubectl apply -k deploy\/set\/argocd`/);
+  assert.ok(
+    steps.some(
+      (x) => x.startsWith('re-apply the AppProject') && x.includes('`kubectl apply -k deploy/set/argocd`'),
+    ),
+    steps.join('\n'),
+  );
 });
 
 // Uninstall (the model's `uninstall`): every member leaves, the leader stays until they have.

@@ -250,18 +250,41 @@ function worldSuite(tool: Tool): void {
   });
 
   step(
-    'the runbook as written: bootstrap, registrations, tokens; everything converges and the reconciler leads',
+    "the first pull request's checklist, followed top to bottom as printed: every command runs, the printed wait passes, everything converges and the reconciler leads",
     async () => {
       await w.start();
       const p = await publish(shape, 'fleet: first ClusterSet');
+      // Antrea's member install, as each member has it before the ClusterSet exists.
       await w.installAntrea(p.plan);
-      for (const id of ['east', 'central']) await w.service(id, CART.namespace, CART.name, CART.ports);
-      await w.bootstrap(p);
-      await w.refresh();
-      // The token step: once the leader bundle is applied (clusterset token waits for the token).
-      await w.leaderApplied(p);
-      await w.tokens(['east', 'central']);
-      await w.refresh();
+      const { beforeMerge, steps } = p.impact.afterMerge;
+      // Before merge: the image. No registry is reachable here; the world built the image with
+      // `clusterset image build` (the command the step names) and loaded it into every node.
+      assert.equal(beforeMerge.length, 1, beforeMerge.join('\n'));
+      assert.match(beforeMerge[0]!, /`npx clusterset image build --tag <registry>\/clusterset:[^ ]+ --push`/);
+      const since = w.ran.length;
+      for (const step of steps) {
+        // What "update Antrea's member controller config" asks of Antrea's install (kubectl apply);
+        // its restarts are the step's own commands.
+        if (step.startsWith("update Antrea's member controller config in"))
+          for (const id of ['east', 'central']) updateAntreaInstall(w, p, id);
+        await w.follow(step);
+        // The application team deploys its Service once its Namespace exists.
+        const team = /^before ([a-z0-9-]+)'s first sync, create the exported Services' Namespace/.exec(
+          step,
+        )?.[1];
+        if (team) await w.service(team, CART.namespace, CART.name, CART.ports);
+      }
+      // No webhook, no refresh: the tools act on what the checklist creates. The last step is the
+      // wait, and it passed.
+      assert.match(
+        steps.at(-1)!,
+        /^wait until every (Application is Synced and Healthy|Kustomization is Ready)/,
+      );
+      assert.equal(w.notRun(since), [], 'every printed command ran');
+      assert.ok(
+        w.ran.slice(since).some((r) => r.command.startsWith('npx clusterset token east ')),
+        w.ran.map((r) => r.command).join('\n'),
+      );
       await w.converged(p);
 
       // The Lease: not in any bundle, created by the reconciler (a POST, its field manager), held.

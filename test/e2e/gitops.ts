@@ -27,7 +27,7 @@ import type { Plan } from '../../lib/plan';
 import { ARGOCD_CM, ARGOCD_CONFIG_FOLDER } from '../../lib/render/delivery';
 import { PART_OF_LABEL } from '../../lib/render/util';
 import { startArgoCD, type ArgoCD } from '../delivery/argocd';
-import { startFlux, type Flux } from '../delivery/flux';
+import { applierKubeconfig, startFlux, type Flux } from '../delivery/flux';
 import { startGitServer, type GitServer } from '../delivery/git-server';
 import { buildImage, saveImage } from '../image/image';
 import type { Cluster } from '../kube/cluster';
@@ -67,8 +67,8 @@ export interface Published {
   readonly files: ReadonlyMap<string, string>;
   readonly plan: Plan;
   readonly model: ClusterSetProps;
-  /** What the PR comment of this change says (against the previous commit). */
-  readonly impact?: Impact;
+  /** What the PR comment of this change says (against the previous commit, or no out/ at all). */
+  readonly impact: Impact;
 }
 
 /** One image archive per run: built by `clusterset image build` once (test/image). */
@@ -185,7 +185,8 @@ export class GitOpsWorld {
     files.set('clusterset.json', modelText);
     fs.writeFileSync(path.join(dir, 'clusterset.json'), modelText);
     const sha = await this.git.commit(files, message);
-    const before = this.current?.files;
+    // The first commit's comment is against no out/ at all: the first pull request's.
+    const before = this.current?.files ?? new Map<string, string>();
     const published: Published = {
       sha,
       message,
@@ -193,18 +194,18 @@ export class GitOpsWorld {
       files: r.files,
       plan: r.plan,
       model,
-      ...(before ? { impact: impact(before, r.files, diffTrees(before, r.files), r.plan) } : {}),
+      impact: impact(before, r.files, diffTrees(before, r.files), r.plan),
     };
     this.current = published;
     return published;
   }
 
   /** kubectl with the contexts kubeconfig (the leader, the management cluster, is current). */
-  kubectl(args: string[], timeoutMs = 240_000): Promise<{ stdout: string; stderr: string }> {
+  kubectl(args: string[], timeoutMs = 240_000, cwd?: string): Promise<{ stdout: string; stderr: string }> {
     return run(
       'kubectl',
       ['--kubeconfig', this.kubeconfig, '--cache-dir', path.join(this.work, 'kube-cache'), ...args],
-      { timeout: timeoutMs, maxBuffer: 16 << 20 },
+      { timeout: timeoutMs, maxBuffer: 16 << 20, ...(cwd ? { cwd } : {}) },
     );
   }
 
@@ -373,11 +374,15 @@ export class GitOpsWorld {
   }
 
   /**
-   * Runs every `kubectl` command of one printed After merge step, in its order (after the condition
-   * a member's leaving step names: its delivery objects gone), `--context <id>` resolved to the
-   * world's contexts and a wait's 15 minutes cut to 5; `argocd` commands (no Argo CD
-   * API server runs here: registrations are Secrets, see register()) and commands with a placeholder
-   * left are recorded as not run.
+   * Runs every command of one printed After merge step, in its order, as a platform engineer would
+   * (after the condition a member's leaving step names: its delivery objects gone), `<id>`
+   * placeholders resolved to the world's contexts and a wait's 15 minutes cut to 5:
+   * - `kubectl …`, with `<id>.kubeconfig` files (what a step gives Flux) written where it runs;
+   * - `npx clusterset token …`, with the world's kubeconfig and the commit's model;
+   * - `argocd cluster add <id> --name <id>` as register() does it: no Argo CD API server runs here,
+   *   so the registration Secret that command writes is written directly;
+   * Any other command (`argocd cluster rm`: what it leaves is not looked at), or one with a placeholder left (`<node>`, `<registry>`), is recorded as not
+   * run; `notRun` lists them for a test that must run everything.
    */
   async follow(step: string): Promise<void> {
     // "<id> leaves: … only once both are gone, …": what the tool deletes by itself comes first.
@@ -396,26 +401,72 @@ export class GitOpsWorld {
       );
     for (const m of step.matchAll(/`([^`]+)`/g)) {
       const command = m[1]!;
-      if (!/^(kubectl|argocd) /.test(command)) continue;
+      // `npx clusterset explain …` in a step says where a list comes from: nothing to run.
+      if (!/^(kubectl|argocd|npx clusterset token) /.test(command)) continue;
       const resolved = command
-        .replace(/--context <([a-z0-9-]+)>/g, (_, id: string) => `--context ${id}`)
+        .replace(
+          /--(context|leader-context|member-context) <([a-z0-9-]+)>/g,
+          (_, flag: string, id: string) => {
+            this.cluster(id);
+            return `--${flag} ${id}`;
+          },
+        )
+        .replace(/ <([a-z0-9-]+)>( --name \1)?$/, (all, id: string) =>
+          command.startsWith('argocd cluster ')
+            ? ` ${id}${all.includes('--name') ? ` --name ${id}` : ''}`
+            : all,
+        )
         .replace(/(^| )(out\/)/g, (_, sp: string) => `${sp}${this.current!.dir}/out/`);
-      if (command.startsWith('argocd ') || /<[a-z-]+>/.test(resolved)) {
+      if (/<[a-z-]+>/.test(resolved) || command.startsWith('argocd cluster rm ')) {
         this.ran.push({ command, outcome: 'not run' });
         continue;
       }
-      const args = resolved
-        .split(' ')
-        .slice(1)
-        .map((a) => (a === '--timeout=15m' ? '--timeout=300s' : a));
       try {
-        await this.kubectl(args, 360_000);
+        await this.runCommand(resolved);
       } catch (e) {
         const x = e as { stderr?: string; message: string };
         throw new Error(`${command}: ${x.stderr ?? x.message}`);
       }
       this.ran.push({ command, outcome: 'ran' });
     }
+  }
+
+  /** The commands follow() recorded as not run, since `since` (an index into `ran`). */
+  notRun(since = 0): string[] {
+    return this.ran.slice(since).flatMap((r) => (r.outcome === 'not run' ? [r.command] : []));
+  }
+
+  /** One resolved command of a step (see follow()). */
+  private async runCommand(command: string): Promise<void> {
+    const words = shellWords(command);
+    const add = /^argocd cluster add ([a-z0-9-]+) --name \1$/.exec(command);
+    if (add) {
+      await this.register(add[1]!);
+      return;
+    }
+    if (command.startsWith('npx clusterset token ')) {
+      await this.clusterset(
+        [
+          ...words.slice(2),
+          '--model',
+          'clusterset.json',
+          '--leader-kubeconfig',
+          this.kubeconfig,
+          '--member-kubeconfig',
+          this.kubeconfig,
+        ],
+        660_000,
+      );
+      return;
+    }
+    if (!command.startsWith('kubectl ')) throw new Error(`no way to run ${command}`);
+    // A kubeconfig Flux is given: the file the command reads, as the platform team has it.
+    const dir = path.join(this.work, 'follow');
+    fs.mkdirSync(dir, { recursive: true });
+    for (const f of command.matchAll(/--from-file=[^= ]+=([a-z0-9-]+)\.kubeconfig\b/g))
+      fs.writeFileSync(path.join(dir, `${f[1]!}.kubeconfig`), await applierKubeconfig(this.cluster(f[1]!)));
+    const args = words.slice(1).map((a) => (a === '--timeout=15m' ? '--timeout=300s' : a));
+    await this.kubectl(args, 360_000, dir);
   }
 
   /**
@@ -497,6 +548,31 @@ export class GitOpsWorld {
     await this.flux?.stop();
     await this.git?.stop();
   }
+}
+
+/**
+ * A command line's words as a POSIX shell reads them: split at unquoted blanks, single and double
+ * quotes removed (`--for=jsonpath='{.status.sync.status}'=Synced` is one word, without its quotes).
+ */
+export function shellWords(line: string): string[] {
+  const words: string[] = [];
+  let word: string | undefined;
+  let quote: '"' | "'" | undefined;
+  for (const ch of line) {
+    if (quote) {
+      if (ch === quote) quote = undefined;
+      else word = (word ?? '') + ch;
+    } else if (ch === "'" || ch === '"') {
+      quote = ch;
+      word ??= '';
+    } else if (ch === ' ' || ch === '\t') {
+      if (word !== undefined) words.push(word);
+      word = undefined;
+    } else word = (word ?? '') + ch;
+  }
+  if (quote) throw new Error(`unterminated ${quote} in ${line}`);
+  if (word !== undefined) words.push(word);
+  return words;
 }
 
 /** An object as listed, with its kind and apiVersion filled in. */

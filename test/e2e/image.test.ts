@@ -24,11 +24,11 @@ import {
 } from '../../lib/names';
 import { loadYaml } from '../../lib/yaml';
 import { cluster, service, type ModelDraft } from '../helpers/models';
-import { buildImage, podman, podmanRun, run, saveImage, type BuiltImage } from '../image/image';
+import { buildAndPush, buildImage, podman, podmanRun, run, saveImage, type BuiltImage } from '../image/image';
 import { podmanContainer, type PodmanContainer } from '../image/pod';
 import { memoryBytes } from '../../lib/quantity';
 import { reconcilerNodeOptions } from '../../lib/render/reconciler';
-import { request, stopAll } from '../kube/cluster';
+import { freePorts, request, stopAll } from '../kube/cluster';
 import { eventually, sleep } from '../kube/wait';
 import { setUpClusterSet } from './fixture';
 import { SimulatedMember } from './member';
@@ -349,6 +349,76 @@ image(
     } finally {
       await containerd.stop();
       fs.rmSync(path.dirname(archive), { recursive: true, force: true });
+    }
+  },
+);
+
+image(
+  "GIVEN a registry (Debian's docker-registry, the distribution registry, on loopback) WHEN `clusterset image build --push` pushes the image THEN the last line hands back the digest the registry serves the tag under, to pin in reconciler.image",
+  async () => {
+    const [port] = await freePorts(1);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterset-registry-'));
+    fs.writeFileSync(
+      path.join(dir, 'config.yml'),
+      [
+        'version: 0.1',
+        'log: { level: warn }',
+        `storage: { filesystem: { rootdirectory: ${path.join(dir, 'data')} }, delete: { enabled: true } }`,
+        `http: { addr: 127.0.0.1:${port} }`,
+        '',
+      ].join('\n'),
+    );
+    // podman reaches it over plain http: an insecure registry, as a team's registries.conf says.
+    const conf = path.join(dir, 'registries.conf');
+    fs.writeFileSync(conf, `[[registry]]\nlocation = "127.0.0.1:${port}"\ninsecure = true\n`);
+    const registry = spawn('docker-registry', ['serve', path.join(dir, 'config.yml')], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let logs = '';
+    registry.stderr.on('data', (b: Buffer) => (logs += b.toString('utf8')));
+    try {
+      await eventually(
+        `the registry on 127.0.0.1:${port} (${logs.slice(-300)})`,
+        async () =>
+          (await fetch(`http://127.0.0.1:${port}/v2/`).catch(() => undefined))?.status === 200 || undefined,
+        30_000,
+      );
+      const tag = `127.0.0.1:${port}/platform/clusterset:pushed`;
+      const r = await buildAndPush(tag, conf);
+      const last = r.stdout.trim().split('\n').pop()!;
+      const [printedTag, id, pinned] = last.split(' ');
+      assert.is(printedTag, tag);
+      assert.match(id ?? '', /^[0-9a-f]{64}$/);
+      assert.match(
+        pinned ?? '',
+        new RegExp(`^127\\.0\\.0\\.1:${port}/platform/clusterset@sha256:[0-9a-f]{64}$`),
+      );
+      assert.match(r.stderr, `pin this digest in the model`);
+      // What the registry serves under the tag is that digest, and under the digest, that manifest.
+      const digest = pinned!.split('@')[1]!;
+      const accept = [
+        'application/vnd.oci.image.manifest.v1+json',
+        'application/vnd.docker.distribution.manifest.v2+json',
+        'application/vnd.oci.image.index.v1+json',
+        'application/vnd.docker.distribution.manifest.list.v2+json',
+      ].join(', ');
+      const byTag = await fetch(`http://127.0.0.1:${port}/v2/platform/clusterset/manifests/pushed`, {
+        headers: { accept },
+      });
+      assert.is(byTag.status, 200);
+      assert.is(byTag.headers.get('docker-content-digest'), digest);
+      const byDigest = await fetch(`http://127.0.0.1:${port}/v2/platform/clusterset/manifests/${digest}`, {
+        method: 'HEAD',
+        headers: { accept },
+      });
+      assert.is(byDigest.status, 200);
+      // The pinned reference is one the model takes.
+      const m = model();
+      m.reconciler = { image: pinned! };
+      assert.equal(compile(m).diagnostics, []);
+    } finally {
+      registry.kill('SIGKILL');
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   },
 );

@@ -377,6 +377,60 @@ token(
 );
 
 token(
+  "GIVEN a member whose leader Secret the leader's bundle creates only during the wait (the checklist runs token right after the bootstrap) WHEN copied THEN it waits for the Secret and its token, and copies",
+  async () => {
+    const c = await context();
+    const model = loadCase(CASE);
+    const late: ClusterSetProps = {
+      ...model,
+      secrets: {},
+      members: [...model.members, 'late'],
+      clusters: [
+        ...model.clusters,
+        { id: 'late', apiServer: 'https://late.example.com:6443', serviceCIDR: '10.105.0.0/16' },
+      ],
+    };
+    const plan = planOf(late);
+    const name = memberIdentityName('late');
+    const ns = plan.leaderNamespace;
+    // The leader's bundle syncing a second after the copy starts: its ServiceAccount, then its token
+    // Secret, which the real token controller fills.
+    const sync = (async () => {
+      await new Promise((r) => setTimeout(r, 1_000));
+      for (const [p, body] of [
+        [
+          `/api/v1/namespaces/${ns}/serviceaccounts`,
+          { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } },
+        ],
+        [
+          `/api/v1/namespaces/${ns}/secrets`,
+          {
+            apiVersion: 'v1',
+            kind: 'Secret',
+            metadata: { name, annotations: { 'kubernetes.io/service-account.name': name } },
+            type: 'kubernetes.io/service-account-token',
+          },
+        ],
+      ] as const) {
+        const r = await request(c.leader.admin, 'POST', p, body);
+        assert.is(r.status, 201, r.body);
+      }
+    })();
+    const t0 = Date.now();
+    const result = await copy(c, { plan, member: 'late', waitMs: 60_000, pollMs: 200 });
+    await sync;
+    assert.ok(Date.now() - t0 >= 1_000, 'it waited for the Secret');
+    assert.ok(result, 'copied');
+    const filled = (await request(c.leader.admin, 'GET', `/api/v1/namespaces/${ns}/secrets/${name}`))
+      .json as { data?: Record<string, string> };
+    assert.is((await memberSecret(c))?.data?.token, filled.data?.token, "the member holds late's token");
+    // east's token back in the member, for the tests that follow.
+    await copy(c);
+    assert.is((await memberSecret(c))?.data?.token, c.leaderData.get('east')?.token);
+  },
+);
+
+token(
   'fails GIVEN a leader Secret the token controller has not filled WHEN the wait runs out THEN it says so',
   async () => {
     const c = await context();

@@ -11,7 +11,8 @@
 #
 #   bash test/image/build.sh
 #
-# Environment: IMAGE_TAG overrides the tag.
+# Environment: IMAGE_TAG overrides the tag; IMAGE_PUSH=1 pushes it too (`--push`: then the last line
+# ends with the pushed `<repository>@sha256:<digest>`).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -40,7 +41,9 @@ rm -rf "$pack" && mkdir -p "$pack"
 tarball="$(cd "$root" && npm pack --silent --pack-destination "$pack" | tail -n 1)"
 tar -xzf "$pack/$tarball" -C "$pack"
 # --pull=never: the base images are the local ones; nothing comes from a registry.
-node "$pack/package/bin/clusterset" image build --tag "$tag" --engine "$here/podman.sh" \
+push=()
+[[ "${IMAGE_PUSH:-}" == 1 ]] && push=(--push)
+node "$pack/package/bin/clusterset" image build --tag "$tag" "${push[@]}" --engine "$here/podman.sh" \
   --base docker.io/library/node:20-bookworm-slim --runtime gcr.io/distroless/nodejs20-debian12:nonroot \
   -- --pull=never --network=host --layers "${volumes[@]}" | tail -n 1
 echo "test/image/build.sh: $tag built in $((SECONDS - start))s" >&2

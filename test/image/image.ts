@@ -29,9 +29,18 @@ export interface Output {
 }
 
 /** Runs a command to its end; the result carries the exit code (or signal) and both outputs. */
-export function run(cmd: string, args: readonly string[], echo = false): Promise<Output> {
+export function run(
+  cmd: string,
+  args: readonly string[],
+  echo = false,
+  env?: Readonly<Record<string, string>>,
+): Promise<Output> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(env ? { env: { ...process.env, ...env } } : {}),
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => out.push(b));
@@ -123,6 +132,21 @@ export function buildImage(): Promise<BuiltImage> {
     return { tag, id, size, buildMs: Date.now() - t0 };
   })();
   return built;
+}
+
+/**
+ * build.sh with `--push` to `tag` (a registry on loopback, which `registriesConf` lets podman reach
+ * over plain http): resolves with the last stdout line, `<tag> <image ID> <repository>@<digest>`,
+ * and stderr.
+ */
+export async function buildAndPush(tag: string, registriesConf: string): Promise<Output> {
+  const r = await run('bash', [BUILD_SH], process.env.IMAGE_BUILD_LOGS === '1', {
+    IMAGE_TAG: tag,
+    IMAGE_PUSH: '1',
+    CONTAINERS_REGISTRIES_CONF: registriesConf,
+  });
+  if (r.code !== 0) throw failed('test/image/build.sh (--push)', r);
+  return r;
 }
 
 /**
