@@ -20,6 +20,15 @@ export const DEFAULT_ARGOCD_NAMESPACE = 'argocd';
 export const DEFAULT_FLUX_NAMESPACE = 'flux-system';
 
 /**
+ * The repository of an image reference, without its digest and tag:
+ * `registry.example.com/platform/clusterset` of `registry.example.com/platform/clusterset:0.2.0` or
+ * of `…/clusterset@sha256:…` (a registry's port is kept: `127.0.0.1:5000/clusterset`).
+ */
+export function imageRepository(image: string): string {
+  return image.replace(/@.*$/, '').replace(/:[^/:]*$/, '');
+}
+
+/**
  * The reconciler image when the model names none: `ghcr.io/clusterset/clusterset:<version>`, the
  * image `clusterset image build` builds from this package by default, tagged with the version in
  * package.json. It is read from package.json so that it follows releases: the reconciler that runs

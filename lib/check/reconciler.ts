@@ -3,7 +3,7 @@
  */
 import { durationNanos } from '../duration';
 import type { ClusterSetProps, ReconcilerProps } from '../model';
-import { DEFAULT_RECONCILER_RESOURCES, DNS1123_SUBDOMAIN } from '../names';
+import { DEFAULT_RECONCILER_RESOURCES, DNS1123_SUBDOMAIN, imageRepository } from '../names';
 import { quantityValue } from '../quantity';
 import { duplicates, isObject, quote, str, strings } from './util';
 import { type Rule, rule } from './rule';
@@ -34,7 +34,7 @@ const IMAGE_NAME_MAX = 255;
 
 /** Whether `image` is a reference the kubelet can pull (and `clusterset image build --tag` accepts). */
 export function isImageReference(image: string): boolean {
-  const name = image.replace(/@.*$/, '').replace(/:[^/:]*$/, '');
+  const name = imageRepository(image);
   return IMAGE_REFERENCE.test(image) && name.length <= IMAGE_NAME_MAX;
 }
 

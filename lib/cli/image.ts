@@ -34,7 +34,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { version as packageVersion, license as packageLicense } from '../../package.json';
 import { isImageReference } from '../check/reconciler';
 import { packageRoot } from '../install-source';
-import { DEFAULT_RECONCILER_IMAGE } from '../names';
+import { DEFAULT_RECONCILER_IMAGE, imageRepository } from '../names';
 
 export const IMAGE_COMMAND = 'image';
 
@@ -180,10 +180,8 @@ function isPodman(engine: string): boolean {
   return r.status === 0 && /^podman\b/i.test(r.stdout.trim());
 }
 
-/** `registry.example.com/platform/clusterset` of `registry.example.com/platform/clusterset:0.2.0`. */
-export function repositoryOf(tag: string): string {
-  return tag.replace(/:[^/:]*$/, '');
-}
+/** The repository `clusterset image build` pushes a tag to (names.ts). */
+export const repositoryOf = imageRepository;
 
 /**
  * The digest the registry gave the pushed image: podman's digest file, or, for docker, the entry of

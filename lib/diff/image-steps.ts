@@ -7,7 +7,7 @@
  * namespace named it before (a joining member, a Secret added to the model). Read from the semantic
  * diff alone, so a change that moves neither asks nothing. Pure.
  */
-import { DEFAULT_RECONCILER_IMAGE, RECONCILER_NAME } from '../names';
+import { DEFAULT_RECONCILER_IMAGE, RECONCILER_NAME, imageRepository } from '../names';
 import { buildCommand } from '../explain/image';
 import { joinAnd } from './describe';
 import type { DiffObject, TreeDiff } from './tree';
@@ -103,7 +103,7 @@ export function beforeMergeSteps(diff: TreeDiff, leader: string | undefined): st
       );
     else
       steps.push(
-        `build and push the reconciler image ${image} (${pull}): \`${buildCommand(image, false)}\`; it prints the image's digest: pin it in reconciler.image (\`${image.replace(/:[^/:]*$/, '')}@sha256:…\`) and synth again, so that a tag moved in the registry never changes what runs`,
+        `build and push the reconciler image ${image} (${pull}): \`${buildCommand(image, false)}\`; it prints the image's digest: pin it in reconciler.image (\`${imageRepository(image)}@sha256:…\`) and synth again, so that a tag moved in the registry never changes what runs`,
       );
   }
   for (const [cluster, byNs] of newPullSecrets(diff)) {
