@@ -15,7 +15,7 @@
  *   of partial objects (`argocd/config`, render/delivery.ts PATCH_FOLDERS), which get none;
  * - `.clusterset-index` lists every emitted file, so that the writer prunes what the model no longer
  *   produces; beside it, the writer prunes any file no synth wrote in the folders it renders into, and
- *   touches nothing outside them (lib/cli/write.ts). The index's header line ("files not listed
+ *   touches nothing outside them (lib/fs/write.ts). The index's header line ("files not listed
  *   here are never touched") holds outside those folders; it is kept as it is because every
  *   committed out/ holds it.
  */

@@ -41,9 +41,23 @@ export const DEFAULT_RECONCILER_IMAGE = `ghcr.io/clusterset/clusterset:${package
  * CD ignores the fields it owns, `managedFieldsManagers`).
  */
 export const RECONCILER_NAME = 'clusterset-reconciler';
-/** The ConfigMap holding the reconciler's compiled config, and its key (lib/reconciler/config.ts). */
+/** The ConfigMap holding the reconciler's compiled config, and its key (lib/reconciler-config.ts). */
 export const RECONCILER_CONFIG_NAME = 'clusterset-reconciler-config';
 export const RECONCILER_CONFIG_KEY = 'config.json';
+/**
+ * The field manager the reconciler writes with. Argo CD's Applications ignore the fields it owns in
+ * ResourceImports (`managedFieldsManagers`), so its writes never show as drift: it must use this
+ * name.
+ */
+export const RECONCILER_FIELD_MANAGER = RECONCILER_NAME;
+/**
+ * The Lease the replicas elect a writer with: the reconciler may get and update this one, and create
+ * a Lease (RBAC cannot name the object of a create), which the reconciler-writes admission policy
+ * holds to this name.
+ */
+export const RECONCILER_LEASE_NAME = RECONCILER_NAME;
+/** What follows the leader namespace in the name of the warm standby's ClusterRole (lib/diff finds it by this). */
+export const ANTREA_LEADER_WATCHER_SUFFIX = `-${RECONCILER_NAME}-antrea-leader`;
 /** Reconciler Pods when the model says nothing: one writes, the other waits on the Lease. */
 export const DEFAULT_RECONCILER_REPLICAS = 2;
 /** How long a member may stay silent before it is retired: Antrea's leader uses 24 h. */
@@ -261,3 +275,25 @@ export function labelIdentityExportName(clusterId: string, hash: string): string
 export function labelIdentityHash(normalizedLabel: string): string {
   return createHash('sha1').update(normalizedLabel, 'utf8').digest('hex').slice(0, 16);
 }
+
+/** `app.kubernetes.io/managed-by`: every object clusterset renders says so. */
+export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
+export const MANAGED_BY = 'clusterset';
+/** `app.kubernetes.io/part-of`: the ClusterSet ID, on every object clusterset renders. */
+export const PART_OF_LABEL = 'app.kubernetes.io/part-of';
+
+/** Antrea's leader Deployment and ServiceAccount in the leader namespace (antrea-mc.md §i). */
+export const ANTREA_LEADER_DEPLOYMENT = 'antrea-mc-controller';
+/** The ServiceAccount every process of Antrea's leader runs and writes as. */
+export const ANTREA_LEADER_SERVICE_ACCOUNT = 'antrea-mc-controller';
+/** The field selector of the Pods that run as Antrea's leader (Pods support this field). */
+export const ANTREA_LEADER_POD_SELECTOR = `spec.serviceAccountName=${ANTREA_LEADER_SERVICE_ACCOUNT}`;
+
+/**
+ * Antrea's leader webhook configurations: cluster-scoped, named with the `antrea-multicluster-`
+ * prefix of Antrea's leader manifest whatever the leader namespace (antrea-mc.md §e, §i).
+ */
+export const ANTREA_LEADER_WEBHOOKS = {
+  mutating: 'antrea-multicluster-antrea-mc-mutating-webhook-configuration',
+  validating: 'antrea-multicluster-antrea-mc-validating-webhook-configuration',
+} as const;

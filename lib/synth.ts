@@ -20,7 +20,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BOOKKEEPING, LEGACY_STRAY, writeOut } from './cli/write';
+import { BOOKKEEPING, LEGACY_STRAY, writeOut } from './fs/write';
 import type { CompileResult } from './compile';
 import type * as Compile from './compile';
 import type { Diagnostic } from './diagnostics';
@@ -35,7 +35,7 @@ export interface SynthOutcome {
   readonly write: readonly string[];
   readonly unchanged: readonly string[];
   readonly prune: readonly string[];
-  /** The files of `prune` that no synth wrote, in a folder synth owns (lib/cli/write.ts). */
+  /** The files of `prune` that no synth wrote, in a folder synth owns (lib/fs/write.ts). */
   readonly foreign: readonly string[];
   /** What recovering an interrupted earlier run did, if anything. */
   readonly recovered?: string;

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { durationNanos, durationSeconds } from '../lib/duration';
 import { DEFAULT_RETIRE_MEMBERS_AFTER } from '../lib/names';
 import { planReconciler } from '../lib/plan';
-import { DEFAULT_RETIRE_MEMBERS_AFTER_SECONDS } from '../lib/reconciler/config';
+import { DEFAULT_RETIRE_MEMBERS_AFTER_SECONDS } from '../lib/reconciler-config';
 
 test('GIVEN Go durations WHEN parsed THEN their exact nanoseconds, as time.ParseDuration gives them', () => {
   for (const [s, ns] of [

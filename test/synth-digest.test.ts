@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { JOURNAL_FILE } from '../lib/cli/write';
+import { JOURNAL_FILE } from '../lib/fs/write';
 import { COMPILER_DIRS, compileDigest, dependencyClosure, encodeModel } from '../lib/digest';
 import { INDEX_FILE } from '../lib/emit';
 import { loadModelFile } from '../lib/load';

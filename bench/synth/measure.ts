@@ -30,7 +30,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as yaml from 'js-yaml';
-import { writeOut } from '../../lib/cli/write';
+import { writeOut } from '../../lib/fs/write';
 import { compile } from '../../lib/compile';
 import { compileDigest } from '../../lib/digest';
 import type { Bundles } from '../../lib/render';

@@ -24,7 +24,7 @@ import {
   roleReferencesResolve,
   str,
 } from './util';
-import { isSshOrigin } from '../explain/prerequisites';
+import { isSshOrigin } from '../git-url';
 import { someMemberUsesSharedTokenSecret } from './member-identity';
 import { type Rule, rule, LABEL_WORDS, checkName } from './rule';
 

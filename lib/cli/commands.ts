@@ -47,7 +47,7 @@ import {
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import type * as Synth from '../synth';
-import { faultPoint, ownedFolders, planWrite } from './write';
+import { faultPoint, ownedFolders, planWrite } from '../fs/write';
 import { count } from '../plural';
 
 const FORMAT_OPTION = {
@@ -214,7 +214,7 @@ const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /**
  * Makes SIGINT, SIGTERM and SIGHUP leave out/ old or new. Node runs a signal's handler only between
- * synchronous stretches of code, and the write is one (lib/cli/write.ts): a signal that arrives
+ * synchronous stretches of code, and the write is one (lib/fs/write.ts): a signal that arrives
  * while it runs is handled once it has finished, out/ new; one that arrives before it, at the
  * latest at `yieldForSignals`, ends synth with out/ untouched. The handlers stay until the process
  * exits: removed right after the write, they would drop a signal that came during it.

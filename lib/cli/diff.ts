@@ -24,7 +24,7 @@ import { INDEX_FILE } from '../emit';
 import { STRICT_OPTION, compileModelFile } from './model';
 import { count } from '../plural';
 import { paintFor } from '../colour';
-import { strays } from './write';
+import { strays } from '../fs/write';
 
 /** An out/ tree read from disk or git, and what was read, for the user. */
 export interface OutTree {

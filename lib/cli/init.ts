@@ -21,7 +21,7 @@ import {
 } from '../install-source';
 import { loadModel } from '../load';
 import { EXIT_MODEL } from './model';
-import { writeOut } from './write';
+import { writeOut } from '../fs/write';
 
 interface InitArgs {
   dir: string;

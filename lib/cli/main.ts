@@ -15,7 +15,7 @@ import { IMAGE_COMMAND, ImageBuildError, imageCommand } from './image';
 import { reconcileCommand } from './reconcile';
 import { RESTART_COMMAND, restartCommand } from './restart';
 import { VERSION_COMMAND, versionCommand } from './version';
-import type * as Write from './write';
+import type * as Write from '../fs/write';
 
 /**
  * Exit statuses, the same for every command: 0 ok; 1 findings (a stale out/, changes with
@@ -231,7 +231,7 @@ export async function run(argv: string[]): Promise<void> {
       return;
     }
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    if (e instanceof (require('./write') as typeof Write).WriteError) {
+    if (e instanceof (require('../fs/write') as typeof Write).WriteError) {
       // An I/O failure the user can fix: one line, out/ as it was.
       process.stderr.write(`clusterset: ${e.message}\n`);
       process.exitCode = EXIT_IO;

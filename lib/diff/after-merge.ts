@@ -21,18 +21,19 @@ import {
 } from '../explain/prerequisites';
 import type { GatewayNodeProps } from '../model';
 import {
+  ANTREA_LEADER_DEPLOYMENT,
+  ANTREA_LEADER_WATCHER_SUFFIX,
+  ANTREA_LEADER_WEBHOOKS,
+  CLUSTER_ID_ANNOTATION,
   MEMBER_CONTROLLER_CONFIG,
   MEMBER_CONTROLLER_DEPLOYMENT,
   MEMBER_RESTART_NAME,
-  CLUSTER_ID_ANNOTATION,
   announceName,
   memberImportName,
   memberTokenReaderName,
 } from '../names';
 import { ARGOCD_APPS_FOLDER, CASCADE_FINALIZER, IN_CLUSTER_SERVER } from '../render/argocd';
 import type { Plan } from '../plan';
-import { ANTREA_LEADER_DEPLOYMENT, ANTREA_LEADER_WEBHOOKS } from '../reconciler/antrea-leader';
-import { ANTREA_LEADER_WATCHER_SUFFIX } from '../render/reconciler';
 import { ARGOCD_CM, ARGOCD_CONFIG_FOLDER, ARGOCD_FOLDER } from '../render/delivery';
 import { FLUX_FOLDER } from '../render/flux';
 import {

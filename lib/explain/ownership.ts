@@ -7,7 +7,8 @@
  */
 import { cmp } from '../diagnostics';
 import type { K8sObject } from '../render';
-import { MANAGED_BY, MANAGED_BY_LABEL, PART_OF_LABEL, sharedWith } from '../render/util';
+import { sharedWith } from '../render/util';
+import { MANAGED_BY, MANAGED_BY_LABEL, PART_OF_LABEL } from '../names';
 
 /** An object of the bundle that another owner shares. */
 export interface SharedObject {

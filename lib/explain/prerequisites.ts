@@ -29,6 +29,7 @@ import { serviceNamespacesIn, type Plan, type PlannedCluster } from '../plan';
 import { MEMBER_CONTROLLER_CONFIG } from '../names';
 import { MEMBER_CONFIG_KEY } from '../antrea-member-config';
 import { policiesIn } from './policies';
+import { isSshOrigin } from '../git-url';
 
 /** Where a setting lives. */
 export type SettingFile = 'antrea-agent.conf' | 'antrea-controller.conf' | typeof MEMBER_CONFIG_KEY;
@@ -68,11 +69,6 @@ export interface DeliveryPrerequisite {
 
 /** Antrea's agent and controller read their files from this ConfigMap (Antrea's manifest and chart). */
 export const ANTREA_CONFIG = 'kube-system/antrea-config';
-
-/** Whether `url` is an ssh origin: `ssh://…` or the scp-like `user@host:path`. */
-export function isSshOrigin(url: string): boolean {
-  return url.startsWith('ssh://') || /^[^/@:]+@[^/:]+:/.test(url);
-}
 
 /** Whether a policy in force in `c` has an ingress rule with a ClusterSet-scope peer. */
 function enforcesStretchedIngress(plan: Plan, c: PlannedCluster): boolean {

@@ -13,11 +13,12 @@ import {
   CLUSTER_ID_ANNOTATION,
   RECONCILER_CONFIG_KEY,
   RECONCILER_CONFIG_NAME,
+  RECONCILER_FIELD_MANAGER,
   announceName,
   isDashPrefixPair,
 } from '../names';
 import type { K8sObject } from '../render';
-import { type ReconcilerConfig, parseReconcilerConfigText } from '../reconciler/config';
+import { type ReconcilerConfig, parseReconcilerConfigText } from '../reconciler-config';
 import {
   type Action,
   type LabelIds,
@@ -43,7 +44,6 @@ import {
   trimExport,
   trimImport,
 } from '../reconciler/objects';
-import { RECONCILER_FIELD_MANAGER } from '../render/reconciler';
 import { type Json, annotation, cmp, diffJson, isObject, list, ref, show, spec, str } from './live';
 import type { MemberConfig, Notes } from './model';
 import type { LiveObject, LiveSnapshot } from './snapshot';

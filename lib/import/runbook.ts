@@ -6,12 +6,13 @@
  */
 import type { ClusterSetProps } from '../model';
 import {
+  ANTREA_LEADER_DEPLOYMENT,
+  ANTREA_LEADER_WEBHOOKS,
   DEFAULT_LEADER_NAMESPACE,
   DEFAULT_MEMBER_NAMESPACE,
   MEMBER_RESTART_NAME,
   RECONCILER_NAME,
 } from '../names';
-import { ANTREA_LEADER_DEPLOYMENT, ANTREA_LEADER_WEBHOOKS } from '../reconciler/antrea-leader';
 
 /** The kubeconfig contexts `import` read the set through. */
 export interface RunbookContexts {

@@ -22,22 +22,7 @@
  *   refuse the members' announce and export writes, and its validating webhook refuses the
  *   reconciler's announce finalizer writes.
  */
-
-/** Antrea's leader Deployment and ServiceAccount in the leader namespace (antrea-mc.md §i). */
-export const ANTREA_LEADER_DEPLOYMENT = 'antrea-mc-controller';
-/** The ServiceAccount every process of Antrea's leader runs and writes as. */
-export const ANTREA_LEADER_SERVICE_ACCOUNT = 'antrea-mc-controller';
-/** The field selector of the Pods that run as Antrea's leader (Pods support this field). */
-export const ANTREA_LEADER_POD_SELECTOR = `spec.serviceAccountName=${ANTREA_LEADER_SERVICE_ACCOUNT}`;
-
-/**
- * Antrea's leader webhook configurations: cluster-scoped, named with the `antrea-multicluster-`
- * prefix of Antrea's leader manifest whatever the leader namespace (antrea-mc.md §e, §i).
- */
-export const ANTREA_LEADER_WEBHOOKS = {
-  mutating: 'antrea-multicluster-antrea-mc-mutating-webhook-configuration',
-  validating: 'antrea-multicluster-antrea-mc-validating-webhook-configuration',
-} as const;
+import { ANTREA_LEADER_DEPLOYMENT, ANTREA_LEADER_SERVICE_ACCOUNT, ANTREA_LEADER_WEBHOOKS } from '../names';
 
 /** What the reconciler observed of Antrea's leader Deployment; undefined when there is none. */
 export interface ObservedDeployment {

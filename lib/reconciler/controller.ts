@@ -14,9 +14,19 @@
  * may still write, and wakes the elector, which leads only while nothing of it can.
  */
 import { performance } from 'node:perf_hooks';
-import { announceName, endpointsImportName, RECONCILER_NAME, serviceImportName } from '../names';
-import { MANAGED_BY, MANAGED_BY_LABEL, PART_OF_LABEL } from '../render/util';
-import type { ReconcilerConfig } from './config';
+import {
+  ANTREA_LEADER_DEPLOYMENT,
+  ANTREA_LEADER_POD_SELECTOR,
+  ANTREA_LEADER_WEBHOOKS,
+  MANAGED_BY,
+  MANAGED_BY_LABEL,
+  PART_OF_LABEL,
+  RECONCILER_NAME,
+  announceName,
+  endpointsImportName,
+  serviceImportName,
+} from '../names';
+import type { ReconcilerConfig } from '../reconciler-config';
 import {
   announceClusterId,
   CLUSTERSET_KEY,
@@ -36,9 +46,6 @@ import {
   type Outcome,
 } from './desired';
 import {
-  ANTREA_LEADER_DEPLOYMENT,
-  ANTREA_LEADER_POD_SELECTOR,
-  ANTREA_LEADER_WEBHOOKS,
   antreaLeaderRunning,
   observeDeployment,
   observePod,

@@ -21,7 +21,7 @@ import {
   serviceExportName,
   serviceImportName,
 } from '../names';
-import type { ReconcilerConfig, ReconcilerPort, ReconcilerService } from './config';
+import type { ReconcilerConfig, ReconcilerPort, ReconcilerService } from '../reconciler-config';
 import { normalizedLabelProblem } from './normalized-label';
 import {
   canonicalJson,

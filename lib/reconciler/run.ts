@@ -8,7 +8,7 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
 import { RECONCILER_CONFIG_KEY, RECONCILER_CONFIG_NAME } from '../names';
-import { ConfigError, parseReconcilerConfigText, type ReconcilerConfig } from './config';
+import { ConfigError, parseReconcilerConfigText, type ReconcilerConfig } from '../reconciler-config';
 import { Controller } from './controller';
 import { KubeClient, isApiError } from './kube';
 import { jsonLogger, type Level, type Logger } from './log';

@@ -32,16 +32,17 @@
  */
 import { k8s } from 'cdk8s-plus-33';
 import {
+  ANTREA_LEADER_DEPLOYMENT,
   LEGACY_RESOURCE_EXPORT_FINALIZER,
+  RECONCILER_LEASE_NAME,
   RESOURCE_EXPORT_FINALIZER,
   announceFinalizer,
   announceName,
   clusterInfoName,
 } from '../names';
 import type { Plan } from '../plan';
-import { ANTREA_LEADER_DEPLOYMENT } from '../reconciler/antrea-leader';
 import { memberUsername } from './member-access';
-import { RECONCILER_LEASE_NAME, RECONCILER_NAME } from './reconciler';
+import { RECONCILER_NAME } from './reconciler';
 import { SYNC_WAVE, WAVE_GUARDS, meta, put, type Sink } from './util';
 
 /** Policies and bindings go in before the RoleBindings that let members write (util.ts). */

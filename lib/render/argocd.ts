@@ -30,10 +30,11 @@
  */
 import { Application, type ApplicationSpecIgnoreDifferences } from '../../generated/application';
 import {
-  deliveryObjectName,
   EXPORTED_AFTER_ANNOTATION,
+  RECONCILER_FIELD_MANAGER,
   RESTART_RECORD_ANNOTATION,
   RESTART_STATE_ANNOTATION,
+  deliveryObjectName,
 } from '../names';
 import {
   identityOf,
@@ -43,7 +44,6 @@ import {
   type PlannedCluster,
   type PlannedDelivery,
 } from '../plan';
-import { RECONCILER_FIELD_MANAGER } from './reconciler';
 import { SYNC_WAVE, meta, put, type Sink } from './util';
 
 /** How Argo CD names the cluster it runs in. */

@@ -34,20 +34,9 @@ import { renderServiceImport } from './service-imports';
 import { renderServiceExport } from './service-exports';
 import { renderStretchedPolicy } from './stretched-policies';
 import { renderTier } from './tiers';
-import { Sink, withOwnership } from './util';
+import { type K8sObject, Sink, withOwnership } from './util';
 
-/** A rendered Kubernetes object, as plain JSON. */
-export type K8sObject = {
-  apiVersion: string;
-  kind: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-  };
-  [key: string]: unknown;
-};
+export type { K8sObject } from './util';
 
 /** Objects of one cluster's bundle, in no particular order (the emitter orders them). */
 export type Bundles = Map<string, K8sObject[]>;

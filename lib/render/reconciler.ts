@@ -4,7 +4,7 @@
  * - ServiceAccount and RoleBinding `clusterset-reconciler`, bound to a Role of that name with exactly
  *   the verbs the reconciler uses (ROLE_RULES below);
  * - ConfigMap `clusterset-reconciler-config`: its compiled config (`reconcilerConfig`, the contract
- *   in lib/reconciler/config.ts), mounted into its Pods;
+ *   in lib/reconciler-config.ts), mounted into its Pods;
  * - no Lease: the reconciler creates its Lease `clusterset-reconciler` itself (leader election among
  *   its replicas, lib/reconciler/election.ts). Argo CD 3 never applies a Lease (it is in Argo CD's
  *   hard-coded resource exclusions, beside Events), so a rendered one never existed there;
@@ -30,25 +30,20 @@ import { createHash } from 'node:crypto';
 import { k8s } from 'cdk8s-plus-33';
 import type { Plan, PlannedQuantities } from '../plan';
 import { memoryBytes } from '../quantity';
-import { ANTREA_LEADER_DEPLOYMENT, ANTREA_LEADER_WEBHOOKS } from '../reconciler/antrea-leader';
-import type { ReconcilerConfig } from '../reconciler/config';
+import type { ReconcilerConfig } from '../reconciler-config';
 import { meta, put, type Sink } from './util';
 
-import { RECONCILER_CONFIG_KEY, RECONCILER_CONFIG_NAME, RECONCILER_NAME } from '../names';
+import {
+  ANTREA_LEADER_DEPLOYMENT,
+  ANTREA_LEADER_WATCHER_SUFFIX,
+  ANTREA_LEADER_WEBHOOKS,
+  RECONCILER_CONFIG_KEY,
+  RECONCILER_CONFIG_NAME,
+  RECONCILER_LEASE_NAME,
+  RECONCILER_NAME,
+} from '../names';
 
 export { RECONCILER_CONFIG_KEY, RECONCILER_CONFIG_NAME, RECONCILER_NAME };
-/**
- * The field manager the reconciler writes with. Argo CD's Applications ignore the fields it owns in
- * ResourceImports (`managedFieldsManagers`), so its writes never show as drift: it must use this
- * name.
- */
-export const RECONCILER_FIELD_MANAGER = RECONCILER_NAME;
-/**
- * The Lease the replicas elect a writer with: the reconciler may get and update this one, and create
- * a Lease (RBAC cannot name the object of a create), which the reconciler-writes admission policy
- * holds to this name.
- */
-export const RECONCILER_LEASE_NAME = RECONCILER_NAME;
 /** Where the config ConfigMap is mounted in the reconciler's container. */
 export const RECONCILER_CONFIG_DIR = '/etc/clusterset';
 export const RECONCILER_CONFIG_PATH = `${RECONCILER_CONFIG_DIR}/${RECONCILER_CONFIG_KEY}`;
@@ -205,8 +200,6 @@ export const ANTREA_LEADER_RULES = {
 export function antreaLeaderWatcherName(plan: Plan): string {
   return `${plan.leaderNamespace}${ANTREA_LEADER_WATCHER_SUFFIX}`;
 }
-/** What follows the leader namespace in that name (lib/diff finds the ClusterRole by it). */
-export const ANTREA_LEADER_WATCHER_SUFFIX = `-${RECONCILER_NAME}-antrea-leader`;
 
 /** The Role's rules for this plan: ROLE_RULES, and the standby's read of Antrea's leader Deployment and Pods. */
 export function roleRules(plan: Plan): typeof ROLE_RULES {

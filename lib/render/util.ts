@@ -1,7 +1,19 @@
 /** Helpers shared by the render modules. */
 import type { ApiObjectMetadata } from 'cdk8s';
-import { MEMBER_CONTROLLER_CONFIG } from '../names';
-import type { K8sObject } from './index';
+import { MANAGED_BY, MANAGED_BY_LABEL, MEMBER_CONTROLLER_CONFIG, PART_OF_LABEL } from '../names';
+
+/** A rendered Kubernetes object, as plain JSON. */
+export type K8sObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
+  [key: string]: unknown;
+};
 
 /**
  * Argo CD sync-wave annotation: CRDs first (-2), then Namespaces, Tiers and admission policies (-1),
@@ -22,11 +34,6 @@ export const WAVE_NAMESPACES = '-1';
  * member identities able to write without their guard for the length of a sync.
  */
 export const WAVE_GUARDS = '-1';
-/** `app.kubernetes.io/managed-by`: every object clusterset renders says so. */
-export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
-export const MANAGED_BY = 'clusterset';
-/** `app.kubernetes.io/part-of`: the ClusterSet ID, on every object clusterset renders. */
-export const PART_OF_LABEL = 'app.kubernetes.io/part-of';
 
 /**
  * The rendered objects with clusterset's two ownership labels added, so that `kubectl get -l

@@ -5,8 +5,7 @@
  */
 import * as path from 'node:path';
 import type { Plan } from '../plan';
-import { MEMBER_RESTART_NAME } from '../names';
-import { ANTREA_LEADER_POD_SELECTOR } from '../reconciler/antrea-leader';
+import { ANTREA_LEADER_POD_SELECTOR, MEMBER_RESTART_NAME } from '../names';
 import { loadYaml } from '../yaml';
 import { collectionPath, resource, resourceOf } from './resources';
 

@@ -11,26 +11,22 @@
  * (docs/day-two.md, "clusterset status"): fields are added, never renamed or removed, within
  * `version: 1`.
  */
+import { antreaLeaderRunning, observeDeployment, observePod } from '../reconciler/antrea-leader';
 import {
   ANTREA_LEADER_DEPLOYMENT,
-  antreaLeaderRunning,
   ANTREA_LEADER_POD_SELECTOR,
-  observeDeployment,
-  observePod,
-} from '../reconciler/antrea-leader';
-import {
-  acnpImportName,
-  announceName,
   BUILTIN_TIERS,
-  clusterInfoName,
-  deliveryObjectName,
   IMPORTED_ACNP_ANNOTATION,
-  memberImportName,
   MEMBER_RESTART_NAME,
   RECONCILER_NAME,
   RESTART_RECORD_ANNOTATION,
-  serviceExportName,
   TOUCH_TS_ANNOTATION,
+  acnpImportName,
+  announceName,
+  clusterInfoName,
+  deliveryObjectName,
+  memberImportName,
+  serviceExportName,
 } from '../names';
 import type { Plan, PlannedPolicy, PlannedService } from '../plan';
 import {

@@ -1,6 +1,6 @@
 /**
  * out/ is old or new under any interruption: the CLI, run as users run it, is stopped at each
- * phase of a write (test-only fault points in lib/cli/write.ts hold it there, as busy synchronous
+ * phase of a write (test-only fault points in lib/fs/write.ts hold it there, as busy synchronous
  * code would).
  *
  * SIGKILL (the point blocks until the kill): then
@@ -20,7 +20,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { recover, strays } from '../../lib/cli/write';
+import { recover, strays } from '../../lib/fs/write';
 import { CACHE_FILE } from '../../lib/synth';
 import { INDEX_FILE } from '../../lib/emit';
 import { setImmutable } from '../helpers/immutable';

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { INDEX_FILE } from '../../lib/emit';
-import { strays } from '../../lib/cli/write';
+import { strays } from '../../lib/fs/write';
 import { setImmutable } from '../helpers/immutable';
 import { minimalModel, service } from '../helpers/models';
 

@@ -20,13 +20,13 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { build } from 'esbuild';
-import { ANTREA_LEADER_POD_SELECTOR } from '../../lib/reconciler/antrea-leader';
 import { buildImage, podman } from '../image/image';
 import type { Cluster } from '../kube/cluster';
 import { request } from '../kube/cluster';
 import { followLines } from '../kube/http';
 import { eventually } from '../kube/wait';
 import { PLAYED_LEADER_CONFIG, type PlayerError, type PlayerEvent } from './antrea-leader-player';
+import { ANTREA_LEADER_POD_SELECTOR } from '../../lib/names';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 /** The image Antrea's leader Deployment names (antrea-set.ts), as containerd stores it. */

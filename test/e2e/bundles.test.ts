@@ -16,22 +16,23 @@ import { compile } from '../../lib/compile';
 import { explain } from '../../lib/explain';
 import { loadModel } from '../../lib/load';
 import {
+  MEMBER_CONTROLLER_CONFIG,
+  MEMBER_RESTART_NAME,
+  RECONCILER_LEASE_NAME,
+  RESOURCE_EXPORT_FINALIZER,
   announceFinalizer,
-  memberIdentityName,
-  serviceExportName,
   announceName,
   clusterInfoName,
   labelIdentityHash,
-  MEMBER_CONTROLLER_CONFIG,
-  MEMBER_RESTART_NAME,
-  RESOURCE_EXPORT_FINALIZER,
+  memberIdentityName,
+  serviceExportName,
   serviceImportName,
 } from '../../lib/names';
 import { MEMBER_CONFIG_KEY, memberConfigText } from '../../lib/antrea-member-config';
 import { serviceNamespacesIn, type Plan } from '../../lib/plan';
 import { render } from '../../lib/render';
 import { EXPECTED_MEMBER_CONFIG_ANNOTATION } from '../../lib/render/member-restart';
-import { RECONCILER_CONFIG_NAME, RECONCILER_LEASE_NAME, RECONCILER_NAME } from '../../lib/render/reconciler';
+import { RECONCILER_CONFIG_NAME, RECONCILER_NAME } from '../../lib/render/reconciler';
 import type { Auth, Cluster } from '../kube/cluster';
 import { request, startClusters, stopAll } from '../kube/cluster';
 import { FIELD_MANAGER, applyBundle, notStoredAsApplied, readBack, type KubeObject } from '../kube/apply';

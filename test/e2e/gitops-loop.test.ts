@@ -29,8 +29,10 @@ import * as assert from 'uvu/assert';
 import type { ClusterSetProps } from '../../lib/model';
 import {
   DEFAULT_RECONCILER_IMAGE as BUILT_IMAGE,
+  MANAGED_BY_LABEL,
   MEMBER_CONTROLLER_DEPLOYMENT,
   MEMBER_RESTART_NAME,
+  PART_OF_LABEL,
   RECONCILER_NAME,
   announceName,
   serviceImportName,
@@ -39,7 +41,6 @@ import {
   EXPECTED_MEMBER_CONFIG_ANNOTATION,
   TIERS_CHECKSUM_ANNOTATION,
 } from '../../lib/render/member-restart';
-import { MANAGED_BY_LABEL, PART_OF_LABEL } from '../../lib/render/util';
 import { collectionPath, resource } from '../../lib/status/resources';
 import type { Cluster } from '../kube/cluster';
 import { request, stopAll } from '../kube/cluster';

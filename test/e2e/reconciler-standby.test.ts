@@ -12,9 +12,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compile } from '../../lib/compile';
-import { serviceExportName } from '../../lib/names';
+import { ANTREA_LEADER_DEPLOYMENT, ANTREA_LEADER_WEBHOOKS, serviceExportName } from '../../lib/names';
 import { compiledImportsPolicyName } from '../../lib/render/admission';
-import { ANTREA_LEADER_DEPLOYMENT, ANTREA_LEADER_WEBHOOKS } from '../../lib/reconciler/antrea-leader';
 import { loadYaml } from '../../lib/yaml';
 import { cluster, service, type ModelDraft } from '../helpers/models';
 import { request, stopAll, type Auth, type Response } from '../kube/cluster';

@@ -8,7 +8,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { checkModel } from '../../lib/check';
 import { explain, formatReport } from '../../lib/explain';
-import { antreaSettings, isSshOrigin } from '../../lib/explain/prerequisites';
+import { antreaSettings } from '../../lib/explain/prerequisites';
+import { isSshOrigin } from '../../lib/git-url';
 import type { ModelDraft } from '../helpers/models';
 import {
   cluster,

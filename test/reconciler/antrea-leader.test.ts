@@ -8,7 +8,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  ANTREA_LEADER_WEBHOOKS,
   antreaLeaderRunning,
   observeDeployment,
   observePod,
@@ -16,10 +15,11 @@ import {
   type ObservedAntreaLeader,
   type ObservedPod,
 } from '../../lib/reconciler/antrea-leader';
-import { parseReconcilerConfig } from '../../lib/reconciler/config';
+import { parseReconcilerConfig } from '../../lib/reconciler-config';
 import { LeaderElector } from '../../lib/reconciler/election';
 import { ApiError, type KubeClient } from '../../lib/reconciler/kube';
 import { jsonLogger } from '../../lib/reconciler/log';
+import { ANTREA_LEADER_WEBHOOKS } from '../../lib/names';
 
 const NS = 'antrea-multicluster';
 const gone: ObservedAntreaLeader = {

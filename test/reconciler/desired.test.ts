@@ -6,7 +6,7 @@ import {
   LEGACY_RESOURCE_EXPORT_FINALIZER,
   RESOURCE_EXPORT_FINALIZER,
 } from '../../lib/names';
-import type { ReconcilerConfig } from '../../lib/reconciler/config';
+import type { ReconcilerConfig } from '../../lib/reconciler-config';
 import {
   exportKey,
   IMPORT_STATUS_SUCCEEDED,

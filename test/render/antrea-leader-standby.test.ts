@@ -24,7 +24,7 @@ import {
   RECONCILER_NAME,
   ROLE_RULES,
 } from '../../lib/render/reconciler';
-import { parseReconcilerConfigText } from '../../lib/reconciler/config';
+import { parseReconcilerConfigText } from '../../lib/reconciler-config';
 import { validateObject } from '../../lib/validate';
 import { loadYaml } from '../../lib/yaml';
 import { minimalModel, only, planOf, type ModelDraft } from '../helpers/models';

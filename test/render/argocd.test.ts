@@ -4,10 +4,10 @@ import { compile } from '../../lib/compile';
 import { deliveryOf } from '../helpers/delivery';
 import { ARGOCD_CM, ARGOCD_CONFIG_FOLDER, PATCH_FOLDERS } from '../../lib/render/delivery';
 import { argocdHealthData } from '../../lib/render/health';
-import { RECONCILER_FIELD_MANAGER } from '../../lib/render/reconciler';
 import type { K8sObject } from '../../lib/render';
 import { validateDelivery, validateObject } from '../../lib/validate';
 import { dualRoleModel, minimalModel, only, type ModelDraft } from '../helpers/models';
+import { RECONCILER_FIELD_MANAGER } from '../../lib/names';
 
 const REPO = 'https://git.example.com/platform/gitops.git';
 

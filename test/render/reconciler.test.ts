@@ -16,7 +16,7 @@ import {
   DEFAULT_RETIRE_MEMBERS_AFTER_SECONDS,
   parseReconcilerConfigText,
   type ReconcilerConfig,
-} from '../../lib/reconciler/config';
+} from '../../lib/reconciler-config';
 import { validateObject } from '../../lib/validate';
 import pkg from '../../package.json';
 import {

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { writeOut } from '../../lib/cli/write';
+import { writeOut } from '../../lib/fs/write';
 import { INDEX_FILE } from '../../lib/emit';
 
 const tmp = (): string => fs.mkdtempSync(path.join(os.tmpdir(), 'cs-write-'));

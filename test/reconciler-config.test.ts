@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ConfigError, parseReconcilerConfigText } from '../../lib/reconciler/config';
-import { reconcilerConfig } from '../../lib/render/reconciler';
-import { minimalModel, planOf } from '../helpers/models';
+import { ConfigError, parseReconcilerConfigText } from '../lib/reconciler-config';
+import { reconcilerConfig } from '../lib/render/reconciler';
+import { minimalModel, planOf } from './helpers/models';
 
 test('GIVEN the config the compiler renders WHEN parsed THEN it is accepted as it is', () => {
   const rendered = reconcilerConfig(planOf(minimalModel()));
