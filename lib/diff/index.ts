@@ -5,8 +5,10 @@
  */
 export type { BundleDiff, DiffObject, FieldChange, FileChange, ObjectChange, TreeDiff } from './tree';
 export { diffTrees, diffObjects } from './tree';
-export type { ExporterChange, ExportedService, Impact, ImpactCategory, ImpactItem } from './impact';
-export { IMPACT_CATEGORIES, impact } from './impact';
+export type { ExporterChange, ExportedService, Impact } from './impact';
+export { impact } from './impact';
+export type { ImpactCategory, ImpactItem } from './impact/summary';
+export { IMPACT_CATEGORIES } from './impact/summary';
 export type { DiffFormat, DiffLabels } from './format';
 export {
   GITHUB_COMMENT_LIMIT,

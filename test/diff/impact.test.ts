@@ -17,7 +17,7 @@ import {
   impact,
 } from '../../lib/diff';
 import { restartJob, restartReasons } from '../../lib/diff/after-merge';
-import { phrase } from '../../lib/diff/impact';
+import { phrase } from '../../lib/diff/impact/summary';
 import type { BundleDiff } from '../../lib/diff/tree';
 import type { ClusterSetProps } from '../../lib/model';
 import { dumpYaml, loadYaml } from '../../lib/yaml';
