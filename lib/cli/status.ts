@@ -6,8 +6,9 @@
  * Exit 0 when everything matches the model, 1 when something does not (or a cluster cannot be
  * reached), 2 for usage and model errors (among them a kubeconfig that is missing, empty or holds no
  * context). Who applied an object is information, not a mismatch, unless the model's `delivery`
- * names the tools that must have (lib/status/report.ts). With --watch it redraws on every change
- * the watches bring, until interrupted, and then exits with the status of the last report it drew.
+ * names the tools that must have (lib/status/report/clusters.ts). With --watch it redraws on every
+ * change the watches bring, until interrupted, and then exits with the status of the last report it
+ * drew.
  */
 import * as path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
@@ -17,7 +18,8 @@ import type * as Kubeconfig from '../kubeconfig';
 import type * as Kube from '../reconciler/kube';
 import type * as Read from '../status/read';
 import { bundlesFromFiles, collectionsFor, type BundleObject, type ClusterRead } from '../status/live';
-import { statusReport, type StatusReport } from '../status/report';
+import { statusReport } from '../status/report';
+import type { StatusReport } from '../status/report/types';
 import { formatStatus, STATUS_FORMATS, type StatusFormat } from '../status/format';
 import type { Plan } from '../plan';
 import { didYouMean } from '../check/util';

@@ -5,7 +5,8 @@
  * length. Who changed a drifted field comes from `metadata.managedFields` (server-side apply field
  * ownership): the manager whose fieldsV1 holds it. Who applied the object comes from there too: the
  * managers that hold a rendered field that matches. Whether that is a problem is the report's call
- * (report.ts): only when the model's `delivery` names the tools that must have applied it.
+ * (report/clusters.ts): only when the model's `delivery` names the tools that must have applied
+ * it.
  */
 import type { Plan } from '../plan';
 import type { BundleObject, Obj } from './live';
@@ -53,7 +54,7 @@ export interface ObjectState {
   /**
    * Set when none of the delivery tools' field managers (the model's, or both when it names none)
    * manages any of its fields: every manager that does, sorted. A problem only when the model's
-   * `delivery` names the tools (report.ts).
+   * `delivery` names the tools (report/clusters.ts).
    */
   readonly otherOwners?: readonly string[];
   /**

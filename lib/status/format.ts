@@ -1,7 +1,7 @@
 /** `clusterset status` as text (a terminal), markdown (an issue or a PR comment) or JSON. */
 import { count } from '../plural';
 import { DELIVERY_TOOL_NAMES, type ObjectState } from './delivered';
-import type { ClusterReport, Condition, PolicyReport, ServiceReport, StatusReport } from './report';
+import type { ClusterReport, Condition, PolicyReport, ServiceReport, StatusReport } from './report/types';
 
 export type StatusFormat = 'text' | 'markdown' | 'json';
 export const STATUS_FORMATS: readonly StatusFormat[] = ['text', 'markdown', 'json'];

@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { StatusReport } from '../../lib/status/report';
+import type { StatusReport } from '../../lib/status/report/types';
 import { loadYaml } from '../../lib/yaml';
 
 const root = path.resolve(__dirname, '..', '..');

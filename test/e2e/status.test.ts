@@ -17,7 +17,7 @@ import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { statusRbac, STATUS_IDENTITY } from '../../lib/status/rbac';
-import type { StatusReport } from '../../lib/status/report';
+import type { StatusReport } from '../../lib/status/report/types';
 import { collectionPath, resource } from '../../lib/status/resources';
 import { policiesModel } from '../helpers/models';
 import { applyBundle, applyObject, FIELD_MANAGER, loadBundle } from '../kube/apply';

@@ -12,7 +12,8 @@ import clusterSet from '../../clusterset';
 import type { ClusterSetProps } from '../../lib/model';
 import { formatStatus } from '../../lib/status/format';
 import { bundleKey, isUnread, type BundleObject, type Obj } from '../../lib/status/live';
-import { statusReport, type StatusReport } from '../../lib/status/report';
+import { statusReport } from '../../lib/status/report';
+import type { StatusReport } from '../../lib/status/report/types';
 import { liveSet, NOW, readsOf, type LiveSet } from './live-state';
 
 function report(s: LiveSet): StatusReport {
