@@ -1,7 +1,7 @@
 /**
  * The reconciler's edge: caches of the four resources it reads, a work queue of keys, the Lease that
  * says who may write, and the writes themselves. Every decision is made by the pure functions of
- * desired.ts from what the caches hold; this file only maps events to keys and actions to requests.
+ * desired/ from what the caches hold; this file only maps events to keys and actions to requests.
  *
  * Keys: `svc/<ns>/<name>` (an Endpoints import and the status of that Service's exports),
  * `ci/<id>-clusterinfo`, `label/<hash16>`, `member/<id>` (announce finalizer and retirement),
@@ -27,24 +27,22 @@ import {
   serviceImportName,
 } from '../names';
 import type { ReconcilerConfig } from '../reconciler-config';
+import { reconcileClusterInfo } from './desired/cluster-info';
+import { reconcileClusterSet } from './desired/clusterset';
+import { rfc3339 } from './desired/conditions';
 import {
   announceClusterId,
   CLUSTERSET_KEY,
   exportKey,
   importKey,
   memberKey,
-  reconcileClusterInfo,
-  reconcileClusterSet,
-  reconcileLabel,
-  reconcileMember,
-  reconcileService,
-  reconcileStray,
-  rfc3339,
   serviceKey,
-  type Action,
-  type ImportSpec,
-  type Outcome,
-} from './desired';
+} from './desired/keys';
+import { reconcileLabel } from './desired/label';
+import { reconcileMember } from './desired/member';
+import type { Action, ImportSpec, Outcome } from './desired/outcome';
+import { reconcileService } from './desired/service';
+import { reconcileStray } from './desired/stray-export';
 import {
   antreaLeaderRunning,
   observeDeployment,
