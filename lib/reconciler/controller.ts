@@ -21,7 +21,8 @@ import {
   MANAGED_BY,
   MANAGED_BY_LABEL,
   PART_OF_LABEL,
-  RECONCILER_NAME,
+  RECONCILER_FIELD_MANAGER,
+  RECONCILER_LEASE_NAME,
   announceName,
   endpointsImportName,
   serviceImportName,
@@ -70,11 +71,6 @@ import {
   type CachedImport,
 } from './objects';
 import { WorkQueue } from './queue';
-
-/** The field manager of every write: Argo CD ignores the fields it owns (render/argocd.ts). */
-export const FIELD_MANAGER = RECONCILER_NAME;
-/** The Lease the replicas elect a writer with; the reconciler creates it (election.ts). */
-export const LEASE_NAME = RECONCILER_NAME;
 
 export interface ControllerOptions {
   readonly client: KubeClient;
@@ -210,7 +206,7 @@ export class Controller {
       ...common,
       path: `${this.base}/memberclusterannounces`,
       resource: 'memberclusterannounces',
-      trim: (raw) => trimAnnounce(raw, FIELD_MANAGER),
+      trim: (raw) => trimAnnounce(raw, RECONCILER_FIELD_MANAGER),
       onChange: (name) => {
         const id = announceClusterId(name);
         if (id !== undefined) this.queue.add(memberKey(id));
@@ -275,9 +271,9 @@ export class Controller {
     this.elector = new LeaderElector({
       client: o.client,
       namespace: this.ns,
-      name: LEASE_NAME,
+      name: RECONCILER_LEASE_NAME,
       identity: o.identity,
-      fieldManager: FIELD_MANAGER,
+      fieldManager: RECONCILER_FIELD_MANAGER,
       labels: { [MANAGED_BY_LABEL]: MANAGED_BY, [PART_OF_LABEL]: o.config.clusterSetId },
       log: o.log,
       ...(o.leaseDurationS !== undefined ? { leaseDurationS: o.leaseDurationS } : {}),
@@ -627,7 +623,7 @@ export class Controller {
 
   private async apply(key: string, a: Action, refused: ReadonlyMap<string, string>): Promise<void> {
     const c = this.o.client;
-    const fm = `fieldManager=${FIELD_MANAGER}`;
+    const fm = `fieldManager=${RECONCILER_FIELD_MANAGER}`;
     const count = (result: string) => this.o.metrics.writes.inc({ action: a.op, result });
     try {
       switch (a.op) {
