@@ -1,7 +1,9 @@
 /**
- * Keys: which reconcile an object belongs to. `svc/<ns>/<name>` (service.ts), `ci/<id>-clusterinfo`
- * (cluster-info.ts), `label/<hash16>` (label.ts), `member/<id>` (member.ts), `export/<name>` for the
- * exports no other key owns (stray-export.ts), and `clusterset` (clusterset.ts).
+ * Keys: which reconcile an object belongs to. `svc/<ns>/<name>` (an Endpoints import and the status
+ * of that Service's exports; service.ts), `ci/<id>-clusterinfo` (cluster-info.ts), `label/<hash16>`
+ * (label.ts), `member/<id>` (announce finalizer and retirement; member.ts), `export/<name>` (exports
+ * no other key owns; stray-export.ts), and `clusterset` (the leader ClusterSet's status;
+ * clusterset.ts).
  */
 import { announceName, serviceImportName } from '../../names';
 import type { CachedExport, CachedImport } from '../objects';

@@ -3,11 +3,11 @@
  * edge must take, in order, the exports refused and why, and when to look again. The core goes from
  * what is (the config, the exports, announces and imports the caches hold, and the time) to what must
  * be done, one file per kind of key; nothing in it reads the cluster or a clock: the edge
- * (controller.ts) feeds it and applies its actions in order. Each function reconciles one key and is
- * safe to repeat: computed from the present state alone, never from the history of events. Antrea's
- * leader controller is the reference for every shape and message (antrea-mc.md §c.2, §d, §h;
- * leader/*.go); where the model decides instead of "first writer wins", the difference is said where
- * it is made.
+ * (controller.ts) feeds it and applies its actions in order (writes.ts). Each function reconciles
+ * one key and is safe to repeat: computed from the present state alone, never from the history of
+ * events. Antrea's leader controller is the reference for every shape and message (antrea-mc.md
+ * §c.2, §d, §h; leader/*.go); where the model decides instead of "first writer wins", the difference
+ * is said where it is made.
  */
 import type { CachedImport, ClusterSetStatus, Condition, ImportClusterStatus } from '../objects';
 
