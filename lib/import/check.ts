@@ -4,7 +4,7 @@
  * or adopt with change, compared in the fields the bundle renders (what a server-side apply of that
  * object would change: fields the live object has and the bundle does not render stay as they are,
  * so server defaults and other managers' fields are not changes); then the reconciler's own pure
- * decisions (lib/reconciler/desired.ts, with the config the leader bundle renders) over the live
+ * decisions (lib/reconciler/desired/, with the config the leader bundle renders) over the live
  * exports, imports, announces and ClusterSet: every write it would make the moment it leads.
  *
  * It fails on what a member would feel (antrea-mc.md §i): an import that would be deleted (compiled
@@ -16,7 +16,7 @@
  */
 import type { ClusterSetProps } from '../model';
 import { DEFAULT_LEADER_NAMESPACE, DEFAULT_MEMBER_NAMESPACE, MEMBER_CONTROLLER_CONFIG } from '../names';
-import type { Action } from '../reconciler/desired';
+import type { Action } from '../reconciler/desired/outcome';
 import type { K8sObject } from '../render';
 import { addressSet, compareWithLive } from './compare';
 import { CREATED_BY_ANTCTL, type FieldDiff, cmp, find, isObject, list, sameJson, show, spec } from './live';

@@ -1,7 +1,7 @@
 /**
  * The decisive test of an import: compile the imported model, and compare what the bundles render
  * with what lives, in the fields the bundles render; then run the reconciler's own pure decisions
- * (lib/reconciler/desired.ts) over the live exports and imports, as it would run them the moment it
+ * (lib/reconciler/desired/) over the live exports and imports, as it would run them the moment it
  * leads. Every difference a member would see becomes a `change` finding naming the object and field;
  * an import that would be deleted (live, not rendered, and not one the reconciler keeps) is a
  * `blocker`: a deleted ResourceImport is an outage in every member, even if it is re-created
@@ -19,22 +19,14 @@ import {
 } from '../names';
 import type { K8sObject } from '../render';
 import { type ReconcilerConfig, parseReconcilerConfigText } from '../reconciler-config';
-import {
-  type Action,
-  type LabelIds,
-  type Outcome,
-  type SameSpec,
-  announceClusterId,
-  labelHashOfExportName,
-  lastTouchMs,
-  exportKey,
-  reconcileClusterInfo,
-  reconcileClusterSet,
-  reconcileLabel,
-  reconcileMember,
-  reconcileService,
-  reconcileStray,
-} from '../reconciler/desired';
+import { reconcileClusterInfo } from '../reconciler/desired/cluster-info';
+import { reconcileClusterSet } from '../reconciler/desired/clusterset';
+import { announceClusterId, exportKey, labelHashOfExportName } from '../reconciler/desired/keys';
+import { type LabelIds, reconcileLabel } from '../reconciler/desired/label';
+import { lastTouchMs, reconcileMember } from '../reconciler/desired/member';
+import type { Action, Outcome, SameSpec } from '../reconciler/desired/outcome';
+import { reconcileService } from '../reconciler/desired/service';
+import { reconcileStray } from '../reconciler/desired/stray-export';
 import {
   type CachedImport,
   parseTime,
@@ -372,7 +364,7 @@ export function addressSet(subsets: unknown): string[] {
 }
 
 /**
- * The reconciler's own pure decisions (lib/reconciler/desired.ts) over the live leader, key by key, as
+ * The reconciler's own pure decisions (lib/reconciler/desired/) over the live leader, key by key, as
  * it would take them the moment it leads: Services, ClusterInfo, label identities (IDs adopted as it
  * adopts them at start, the oldest import first), members (announce finalizers, retirement), exports
  * no reconcile owns, and the leader ClusterSet's status. Keys in a fixed order.

@@ -1,9 +1,9 @@
 /**
  * The warm standby of a cut-over from Antrea's own leader controller (ReconcilerProps
  * .waitForAntreaLeader, issue 33): whether Antrea's leader may still write in the leader namespace,
- * decided from what the reconciler observes of it. Pure: the controller (controller.ts) watches the
- * objects and asks this on every change; the elector (election.ts) leads only while it answers
- * nothing.
+ * decided from what the reconciler observes of it. Pure: the controller watches the objects
+ * (antrea-leader-watch.ts) and asks this on every change; the elector (election.ts) leads only while
+ * it answers nothing.
  *
  * Antrea's leader counts as running while any of these holds (antrea-mc.md §i):
  * - its Deployment wants a replica (`spec.replicas` above 0) or counts one (`status.replicas`, or

@@ -12,7 +12,7 @@
  *
  * Antrea's own allocator reuses the smallest released ID first; this one does not, on purpose.
  */
-import { MAX_LABEL_ID } from './desired';
+import { MAX_LABEL_ID } from './desired/label';
 
 /** Where the cursor lives: an annotation on the reconciler's Lease. */
 export const LABEL_ID_CURSOR_ANNOTATION = 'clusterset/label-id-cursor';

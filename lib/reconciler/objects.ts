@@ -61,7 +61,7 @@ export interface CachedImport extends CachedMeta {
   readonly labelId: number | undefined;
   /**
    * Compiled ServiceImport imports: `status.clusterStatuses` as stored (undefined: no status yet),
-   * which the reconciler keeps (desired.ts importStatusAction).
+   * which the reconciler keeps (desired/service.ts importStatusAction).
    */
   readonly clusterStatuses?: readonly ImportClusterStatus[];
 }

@@ -10,8 +10,8 @@
  * - ServiceExport (members; Antrea's member controller writes it, antrea-mc.md §c.1): `Valid`.
  * - ResourceImport, the compiled ServiceImport ones (leader): `status.clusterStatuses`, which the
  *   reconciler keeps, one entry per exporting cluster, `Succeeded` False with the reason when it
- *   refuses that cluster's export (a port mismatch, say; reconciler/desired.ts). Compiled ACNP imports
- *   have no status and are healthy as applied.
+ *   refuses that cluster's export (a port mismatch, say; reconciler/desired/service.ts). Compiled
+ *   ACNP imports have no status and are healthy as applied.
  *
  * No status yet means "in progress" for both tools: Argo CD shows Progressing, Flux waits (its CEL
  * errors on a missing `status`, which it documents as waiting until the timeout).

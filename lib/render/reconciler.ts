@@ -152,7 +152,8 @@ export const ROLE_RULES: readonly {
     resources: ['resourceimports'],
     verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
   },
-  // The compiled ServiceImport imports' status: which clusters' exports take part (desired.ts).
+  // The compiled ServiceImport imports' status: which clusters' exports take part
+  // (reconciler/desired/service.ts).
   { apiGroups: [MC], resources: ['resourceimports/status'], verbs: ['patch'] },
   { apiGroups: [MC], resources: ['clustersets'], verbs: ['get', 'list', 'watch'] },
   { apiGroups: [MC], resources: ['clustersets/status'], verbs: ['patch'] },

@@ -7,22 +7,18 @@ import {
   RESOURCE_EXPORT_FINALIZER,
 } from '../../lib/names';
 import type { ReconcilerConfig } from '../../lib/reconciler-config';
+import { reconcileClusterInfo } from '../../lib/reconciler/desired/cluster-info';
+import { reconcileClusterSet, unixDate } from '../../lib/reconciler/desired/clusterset';
+import { exportKey, importKey } from '../../lib/reconciler/desired/keys';
+import { reconcileLabel, type LabelIds } from '../../lib/reconciler/desired/label';
+import { reconcileMember } from '../../lib/reconciler/desired/member';
+import type { Action, ImportSpec } from '../../lib/reconciler/desired/outcome';
 import {
-  exportKey,
   IMPORT_STATUS_SUCCEEDED,
-  importKey,
-  reconcileClusterInfo,
-  reconcileClusterSet,
-  reconcileLabel,
-  reconcileMember,
   reconcileService,
-  reconcileStray,
-  unixDate,
   WITHDRAWAL_GRACE_MS,
-  type Action,
-  type ImportSpec,
-  type LabelIds,
-} from '../../lib/reconciler/desired';
+} from '../../lib/reconciler/desired/service';
+import { reconcileStray } from '../../lib/reconciler/desired/stray-export';
 import {
   specDigest,
   trimAnnounce,

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MAX_LABEL_ID } from '../../lib/reconciler/desired';
+import { MAX_LABEL_ID } from '../../lib/reconciler/desired/label';
 import { LABEL_ID_BLOCK, LabelIdAllocator, NeedReservation } from '../../lib/reconciler/label-ids';
 
 function started(persisted?: number, adopt: [string, number, string][] = []): LabelIdAllocator {

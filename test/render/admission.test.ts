@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { RECONCILER_LEASE_NAME } from '../../lib/names';
 import type { K8sObject } from '../../lib/render';
 import {
   celString,
@@ -12,7 +13,6 @@ import {
   renderReconcilerWritesPolicy,
   SYSTEM_DELETERS,
 } from '../../lib/render/admission';
-import { LEASE_NAME } from '../../lib/reconciler/controller';
 import { validateObject } from '../../lib/validate';
 import { dualRoleModel, minimalModel, only, planOf, renderInto, type ModelDraft } from '../helpers/models';
 
@@ -330,8 +330,8 @@ test('GIVEN the reconciler creating a Lease THEN reconciler-writes refuses every
       reason: 'Forbidden',
     },
   ]);
-  // The name is the one the reconciler elects with (lib/reconciler/controller.ts LEASE_NAME).
-  assert.is(LEASE_NAME, 'clusterset-reconciler');
+  // The name is the one the reconciler elects with (lib/names.ts RECONCILER_LEASE_NAME).
+  assert.is(RECONCILER_LEASE_NAME, 'clusterset-reconciler');
   // Every other rule is about a kind of its own: a Lease create meets none of them.
   for (const v of spec.validations.filter((x) => !lease.includes(x)))
     assert.match(

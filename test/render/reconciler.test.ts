@@ -107,7 +107,7 @@ test('THEN the Role grants exactly the verbs the reconciler uses, and nothing mo
       resources: ['resourceimports'],
       verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
     },
-    // The compiled ServiceImport imports' status (lib/reconciler/desired.ts importStatusAction).
+    // The compiled ServiceImport imports' status (lib/reconciler/desired/service.ts importStatusAction).
     { apiGroups: [mc], resources: ['resourceimports/status'], verbs: ['patch'] },
     { apiGroups: [mc], resources: ['clustersets'], verbs: ['get', 'list', 'watch'] },
     { apiGroups: [mc], resources: ['clustersets/status'], verbs: ['patch'] },
