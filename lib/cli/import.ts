@@ -3,7 +3,7 @@
  * [--out FILE] [--force] [--report FILE] [--report-format text|json] [--timeout S] [--snapshot FILE]`:
  * adopts a running Antrea ClusterSet. Reads the leader and each member named, with GET and LIST only
  * and never a Secret's data (lib/import/read.ts: metadata or names only), then writes the model of
- * what runs (lib/import/model.ts, emit.ts) to `--out` or stdout, and the report of what the model
+ * what runs (lib/import/model/, emit.ts) to `--out` or stdout, and the report of what the model
  * cannot say or the cut-over would change (lib/import/report.ts) to stderr or `--report`.
  * `--print-rbac` prints the read-only identity it needs in each cluster, and reads nothing.
  *

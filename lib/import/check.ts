@@ -20,8 +20,8 @@ import type { Action } from '../reconciler/desired/outcome';
 import type { K8sObject } from '../render';
 import { addressSet, compareWithLive } from './compare';
 import { CREATED_BY_ANTCTL, type FieldDiff, cmp, find, isObject, list, sameJson, show, spec } from './live';
-import { Notes, memberClusterSet, readMcConfig } from './model';
-import type { Finding } from './report';
+import { type Finding, Notes } from './findings';
+import { memberClusterSet, readMcConfig } from './mc-config';
 import type { LiveObject, LiveSnapshot } from './snapshot';
 
 export type Verdict = 'create' | 'adopt-unchanged' | 'adopt-changed';

@@ -37,7 +37,8 @@ import {
   trimImport,
 } from '../reconciler/objects';
 import { type Json, annotation, cmp, diffJson, isObject, list, ref, show, spec, str } from './live';
-import type { MemberConfig, Notes } from './model';
+import type { Notes } from './findings';
+import type { MemberConfig } from './mc-config';
 import type { LiveObject, LiveSnapshot } from './snapshot';
 
 const MC_ANY = 'multicluster.crd.antrea.io/*';

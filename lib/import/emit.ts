@@ -6,7 +6,7 @@
  * reads like the model's interfaces; the same import always gives the same bytes. Pure.
  */
 import { dumpYaml } from '../yaml';
-import type { Imported } from './model';
+import type { Imported } from './findings';
 
 type Comments = ReadonlyMap<string, readonly string[]>;
 

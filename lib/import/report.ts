@@ -10,34 +10,8 @@
  *
  * Pure: text or JSON out, the CLI prints it.
  */
-import type { Imported } from './model';
+import { CLASS_ORDER, type FindingClass, type Imported } from './findings';
 import { runbook, type RunbookContexts } from './runbook';
-
-export type FindingClass = 'blocker' | 'change' | 'info';
-
-export interface Finding {
-  readonly class: FindingClass;
-  /** A stable identifier of the kind of finding, e.g. `import-deleted`. */
-  readonly code: string;
-  readonly message: string;
-  /** A model path (`clusters[1].gateway`) or a live object and field (`ResourceImport ns/x spec.name`). */
-  readonly path?: string;
-  readonly fix?: string;
-}
-
-export const CLASS_ORDER: readonly FindingClass[] = ['blocker', 'change', 'info'];
-
-/** Findings in one order: class, code, path, message. */
-export function sortFindings(fs: readonly Finding[]): Finding[] {
-  const c = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  return [...fs].sort(
-    (a, b) =>
-      CLASS_ORDER.indexOf(a.class) - CLASS_ORDER.indexOf(b.class) ||
-      c(a.code, b.code) ||
-      c(a.path ?? '', b.path ?? '') ||
-      c(a.message, b.message),
-  );
-}
 
 const HEADINGS: Readonly<Record<FindingClass, string>> = {
   blocker: 'Blockers: resolve each before the cut-over',

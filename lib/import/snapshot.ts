@@ -1,7 +1,7 @@
 /**
  * What `clusterset import` reads from a running Antrea ClusterSet: plain Kubernetes objects, as the
  * API servers return them, read-only. The edge (lib/import/read.ts) fills it from kubeconfig
- * contexts; the pure core (lib/import/model.ts, report.ts) turns it into a model and a report, so
+ * contexts; the pure core (lib/import/model/, report.ts) turns it into a model and a report, so
  * that both can be tested from a snapshot file without a cluster.
  *
  * Secrets are read as metadata only (PartialObjectMetadata, kind rewritten to `Secret`): no data

@@ -36,7 +36,7 @@
  *   each condition's lastTransitionTime the time the connection last changed in this process.
  */
 import * as https from 'node:https';
-import { readMcConfig } from '../../lib/import/model';
+import { readMcConfig } from '../../lib/import/mc-config';
 import type { LiveObject } from '../../lib/import/snapshot';
 import { BUILTIN_TIERS, MEMBER_CONTROLLER_CONFIG, MEMBER_CONTROLLER_DEPLOYMENT } from '../../lib/names';
 import { collectionPath, resource } from '../../lib/status/resources';

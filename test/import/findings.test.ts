@@ -9,7 +9,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { importSet } from '../../lib/import/model';
-import type { Finding } from '../../lib/import/report';
+import type { Finding } from '../../lib/import/findings';
 import { renderReport } from '../../lib/import/report';
 import {
   type Fixture,
