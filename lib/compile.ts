@@ -1,6 +1,6 @@
 /**
  * The compiler, as a pure function: model in, `{ files, diagnostics }` out.
- * load → check → plan → render → validate → emit. Only the CLI writes to disk.
+ * load → check → plan → render → validate → emit. Only lib/fs/ writes to disk (out/).
  */
 import { checkModel } from './check';
 import type { Diagnostic } from './diagnostics';

@@ -2,8 +2,8 @@
  * What Antrea itself must have enabled in a cluster for the model's features, which exported
  * Services' Namespaces a member needs and who provides them, and what the delivery tools need, as
  * `explain` prints it beside the member controller settings, and as the PR comment's After merge
- * block lists it for a new member or a new delivery tool (diff/after-merge.ts): one source for both.
- * Pure: a function of the plan.
+ * block lists it for a new member or a new delivery tool (diff/after-merge/joining.ts and
+ * delivery.ts): one source for both. Pure: a function of the plan.
  *
  * The switches (antrea-mc.md §d "Switches required", §e; Antrea's antrea-agent.conf and
  * antrea-controller.conf, in ConfigMap `kube-system/antrea-config`):

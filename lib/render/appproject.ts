@@ -20,7 +20,7 @@
  * the project (a new cluster, a new kind in a bundle) therefore needs that command again before the
  * new Application or kind syncs; one that narrows it because a member leaves needs it only once
  * that member's Application is gone, since Argo CD's cascade deletion deletes only what the live
- * project permits (diff/after-merge.ts prints both; test/e2e/removal.test.ts runs both orders).
+ * project permits (diff/after-merge/index.ts prints both; test/e2e/removal.test.ts runs both orders).
  */
 import {
   AppProject,

@@ -49,7 +49,7 @@ export const ARGOCD_CM = 'argocd-cm';
  * While the ClusterSet is uninstalled, only the leader's bundle is delivered, but the AppProject
  * stays as it was, permitting every member's destination and kinds: Argo CD's cascade deletion of a
  * member's Application deletes only what the live project permits, and the project is deleted at
- * the end (diff/after-merge.ts), so a `kubectl apply -k out/argocd` meanwhile must not narrow it.
+ * the end (diff/after-merge/uninstall.ts), so a `kubectl apply -k out/argocd` meanwhile must not narrow it.
  */
 export function renderDelivery(plan: Plan, bundles: Bundles): DeliveryFolders {
   const folders: DeliveryFolders = new Map();

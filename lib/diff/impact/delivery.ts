@@ -1,6 +1,6 @@
 /**
  * Delivery in the model's terms: the delivery folders (Argo CD, Flux, …) described by kind and name;
- * and what after-merge.ts needs of the delivery objects after the change: a delivery tool turned on
+ * and what after-merge/delivery.ts needs of the delivery objects after the change: a delivery tool turned on
  * or off (the folders on each side), how the leader's bundle is delivered (for a rotation of member
  * identities), and what the leader's removal needs when the ClusterSet is uninstalled.
  */
@@ -74,7 +74,7 @@ function objectsOf(
 
 /**
  * The delivery folders (`argocd`, `flux`) on each side, with the delivery objects after the change,
- * when a folder comes or goes (a delivery tool turned on or off: after-merge.ts); none otherwise.
+ * when a folder comes or goes (a delivery tool turned on or off: after-merge/delivery.ts); none otherwise.
  */
 export function deliveryFolders(
   before: ReadonlyMap<string, string>,
@@ -94,7 +94,7 @@ export function deliveryFolders(
   };
 }
 
-/** What the leader's removal needs, from the out/ an uninstalling change leaves (after-merge.ts). */
+/** What the leader's removal needs, from the out/ an uninstalling change leaves (after-merge/uninstall.ts). */
 export function uninstallOf(after: ReadonlyMap<string, string>, leader: string): Uninstall {
   return {
     leaderObjects: objectsOf(after, (ref) => ref.type === 'cluster' && ref.cluster === leader),

@@ -1,7 +1,7 @@
 /**
  * Gateways: the members that start exchanging Services with a member on another network with the
  * change, so need gateway Nodes (the rule `network-gateway-missing`, check/networks.ts), joining
- * members first, with the Nodes the plan names (after-merge.ts prints the annotate commands).
+ * members first, with the Nodes the plan names (after-merge/gateways.ts prints the annotate commands).
  */
 import type { GatewayChange } from '../after-merge';
 import type { Plan } from '../../plan';

@@ -64,7 +64,7 @@ export interface Impact {
   readonly exports: readonly ExportedService[];
   /** Cluster ID → network, from `network.k8s.io` ClusterProperties (after, else before). */
   readonly networks: Readonly<Record<string, string>>;
-  /** What the change asks of people once merged (after-merge.ts). */
+  /** What the change asks of people once merged (after-merge/). */
   readonly afterMerge: AfterMerge;
 }
 

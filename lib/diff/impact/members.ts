@@ -2,7 +2,7 @@
  * Members joining and leaving, in the model's terms: a member's identity in the leader (its
  * ServiceAccount, RoleBinding and token Secret, as facts.ts finds them) and its own bundle, or the
  * whole ClusterSet uninstalled (every member leaves, the leader stays); and members that stay while
- * their identity is renamed (`memberIdentity`), a rotation that after-merge.ts turns into steps.
+ * their identity is renamed (`memberIdentity`), a rotation that after-merge/rotation.ts turns into steps.
  */
 import type { IdentityNames } from '../after-merge';
 import { memberIdentityName } from '../../names';
@@ -86,7 +86,7 @@ export function describeMembers(
 }
 
 /**
- * Members that stay while their identity is renamed (memberIdentity): a rotation (after-merge.ts),
+ * Members that stay while their identity is renamed (memberIdentity): a rotation (after-merge/rotation.ts),
  * added to `ctx.rotations`; the identity objects that come and go with it are explained by it.
  */
 export function describeRotations(

@@ -42,7 +42,7 @@ export function reconcileMember(inp: MemberInputs): Outcome {
     // Unlike Antrea's leader, the announce is released only once those exports are gone (the edge
     // requeues this key as each goes): an announce gone means the member has left for good, with
     // no export finalizer left behind. Uninstalling waits for exactly that before the leader
-    // namespace is deleted (diff/after-merge.ts), where such a finalizer, with the reconciler
+    // namespace is deleted (diff/after-merge/uninstall.ts), where such a finalizer, with the reconciler
     // gone, would hold the namespace in Terminating.
     if (!a.finalizers.includes(finalizer)) return { actions: [], refused: [] };
     if (inp.exports.length > 0)
