@@ -9,7 +9,7 @@
  *   `antrea-mc-webhook-service`, Deployment `antrea-mc-controller` (no Antrea image exists here: with
  *   no node in the leader its Pod stays Pending, as a leader whose controller went away; with
  *   `leaderRuns` the leader's node holds the played leader's image under Antrea's name, and its Pod
- *   runs the played leader, which waits for the test's start signal: antrea-leader-pod.ts), all
+ *   runs the played leader, which waits for the test's start signal: parties/antrea-leader/pod.ts), all
  *   labelled `app: antrea`, created one by one (antctl creates each object, field manager `antctl`);
  *   then `antctl mc init`'s leader ClusterSet;
  * - per member, its identity, the `antctl` way (`antctl mc create membertoken NAME --cluster-id ID`:
@@ -18,21 +18,21 @@
  *   (`member-<id>` and `member-<id>-token`, `kubectl apply`); the token is the one the leader's
  *   kube-controller-manager fills in;
  * - each member as Antrea's member manifest and `antctl mc join` leave it: member CRDs, the member
- *   controller's ConfigMap (stretched policy on) and Deployment, the token Secret copied into the member namespace under a
- *   per-member name (the `antctl` way: created by `join` with the antctl annotation; the `kubectl` way:
- *   `kubectl apply -f` of the file the user guide makes, so its last-applied annotation holds the
- *   token), then the member ClusterSet naming the leader, its server and that Secret;
- * - what Antrea's controllers wrote while they ran: each member's announce and exports with its own
- *   token (test/e2e/member.ts, §c.1), an admin's ACNP export as Antrea's mutating webhook completes
- *   it; Antrea's leader, with its ServiceAccount's token and field manager `antrea-mc-controller`,
- *   wrote the announce finalizers, the exports' status, every ResourceImport with Create then Update
- *   (no labels, annotations or finalizers; ServiceImport ports from the first exporter; Endpoints
- *   subsets concatenated; `status.clusterStatuses` only after an update), label identity IDs handed
- *   out as its allocator does (the smallest released first, else the next never used: here
- *   1, 2, 3... in the order the labels first arrived), the ConfigMap `antrea-mc-ca` and its
- *   ClusterSet's status; each member's controller wrote what it imports (Services `antrea-mc-*`,
- *   ServiceImports with their ClusterIP, Endpoints, the ACNP, ClusterInfoImports, LabelIdentities),
- *   its Gateway, its ServiceExports' `Valid` condition and its ClusterSet's status.
+ *   controller's ConfigMap (stretched policy on) and Deployment, the token Secret copied into the member
+ *   namespace under a per-member name (the `antctl` way: created by `join` with the antctl annotation; the
+ *   `kubectl` way: `kubectl apply -f` of the file the user guide makes, so its last-applied annotation holds
+ *   the token), then the member ClusterSet naming the leader, its server and that Secret;
+ * - what Antrea's controllers wrote while they ran: each member's announce and exports with its own token
+ *   (test/parties/antrea-member/in-leader.ts, §c.1), an admin's ACNP export as Antrea's mutating webhook
+ *   completes it; Antrea's leader, with its ServiceAccount's token and field manager `antrea-mc-controller`,
+ *   wrote the announce finalizers, the exports' status, every ResourceImport with Create then Update (no
+ *   labels, annotations or finalizers; ServiceImport ports from the first exporter; Endpoints subsets
+ *   concatenated; `status.clusterStatuses` only after an update), label identity IDs handed out as its
+ *   allocator does (the smallest released first, else the next never used: here 1, 2, 3... in the order the
+ *   labels first arrived), the ConfigMap `antrea-mc-ca` and its ClusterSet's status; each member's controller
+ *   wrote what it imports (Services `antrea-mc-*`, ServiceImports with their ClusterIP, Endpoints, the ACNP,
+ *   ClusterInfoImports, LabelIdentities), its Gateway, its ServiceExports' `Valid` condition and its
+ *   ClusterSet's status.
  * - last, Antrea's webhook configurations, with their exact names and labels and `failurePolicy:
  *   Fail`, in the leader (role leader) and in each member (role member). Registered last, and not in
  *   the order Antrea's install registers them, on purpose: with no Pod behind
@@ -59,7 +59,7 @@ import {
   serviceImportName,
 } from '../../lib/names';
 import { loadYaml } from '../../lib/yaml';
-import { memberClusterSetStatus, memberWrites, serviceExportStatus } from '../helpers/antrea-member-imports';
+import { memberClusterSetStatus, memberWrites, serviceExportStatus } from '../parties/antrea-member/imports';
 import type { Auth, Cluster, Response } from '../kube/cluster';
 import { request, startClusters } from '../kube/cluster';
 import { eventually } from '../kube/wait';
@@ -68,12 +68,12 @@ import {
   antreaMemberConfigMap,
   antreaMemberDeployment,
   kubectlApply,
-} from './antrea-member';
+} from '../parties/antrea-member/install';
 import { ANTREA_MEMBER_CRDS } from './crds';
 import { tokenFor } from './fixture';
-import { playedLeaderImage } from './antrea-leader-pod';
+import { playedLeaderImage } from '../parties/antrea-leader/pod';
 import { selfSigned } from './certs';
-import { SimulatedMember, type ServicePort } from './member';
+import { SimulatedMember, type ServicePort } from '../parties/antrea-member/in-leader';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 type Obj = Record<string, unknown>;
@@ -131,7 +131,7 @@ export interface AntreaSetOptions {
   readonly nodes?: boolean;
   /**
    * Antrea's leader runs over the set: the leader gets a node (when `nodes` gives it none) holding the
-   * played leader's image (antrea-leader-pod.ts) under the name its Deployment names, so that its Pod
+   * played leader's image (parties/antrea-leader/pod.ts) under the name its Deployment names, so that its Pod
    * runs it under a real kubelet; it starts working once the test says start (PlayedAntreaLeader).
    * @default false
    */

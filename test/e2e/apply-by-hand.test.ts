@@ -14,7 +14,7 @@ import { loadModel } from '../../lib/load';
 import type { Plan } from '../../lib/plan';
 import type { Cluster } from '../kube/cluster';
 import { request, startClusters, stopAll } from '../kube/cluster';
-import { createApplicationNamespaces, installAntreaMemberDeployment } from './antrea-member';
+import { createApplicationNamespaces, installAntreaMemberDeployment } from '../parties/antrea-member/install';
 import { ANTREA_MEMBER_CRDS, installCrds } from './crds';
 import { contextsKubeconfig } from './fixture';
 

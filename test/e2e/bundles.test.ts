@@ -5,7 +5,7 @@
 //
 // Members are prepared as Antrea's member manifest would leave them: the CRDs it installs are
 // applied first (from the vendored crds/), and its member controller Deployment (test/e2e/
-// antrea-member.ts), since a member bundle relies on them.
+// parties/antrea-member/install.ts), since a member bundle relies on them.
 
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -35,14 +35,20 @@ import { EXPECTED_MEMBER_CONFIG_ANNOTATION } from '../../lib/render/member-resta
 import { RECONCILER_CONFIG_NAME, RECONCILER_NAME } from '../../lib/render/reconciler';
 import type { Auth, Cluster } from '../kube/cluster';
 import { request, startClusters, stopAll } from '../kube/cluster';
-import { FIELD_MANAGER, applyBundle, notStoredAsApplied, readBack, type KubeObject } from '../kube/apply';
+import {
+  FIELD_MANAGER,
+  applyBundle,
+  notStoredAsApplied,
+  readBack,
+  type KubeObject,
+} from '../parties/argocd-apply';
 import { eventually } from '../kube/wait';
 import {
   ANTREA_DEFAULT_MEMBER_CONFIG,
   ANTREA_INSTALL_MANAGER,
   APPLICATION_TEAM_MANAGER,
   installAntreaMember,
-} from './antrea-member';
+} from '../parties/antrea-member/install';
 import { EXAMPLES_DIR, caseNames, caseOut } from '../helpers/golden';
 
 function casePlan(name: string): Plan {

@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadYaml } from '../../lib/yaml';
-import type { KubeObject } from '../kube/apply';
-import { applyObject } from '../kube/apply';
+import type { KubeObject } from '../parties/argocd-apply';
+import { applyObject } from '../parties/argocd-apply';
 import type { Cluster } from '../kube/cluster';
 
 /**

@@ -13,10 +13,10 @@ import { loadYaml } from '../../lib/yaml';
 import type { ModelDraft } from '../helpers/models';
 import type { Auth, Cluster } from '../kube/cluster';
 import { request, startClusters } from '../kube/cluster';
-import { applyBundle } from '../kube/apply';
+import { applyBundle } from '../parties/argocd-apply';
 import { eventually } from '../kube/wait';
-import { installAntreaMember } from './antrea-member';
-import { SimulatedMember } from './member';
+import { installAntreaMember } from '../parties/antrea-member/install';
+import { SimulatedMember } from '../parties/antrea-member/in-leader';
 
 export interface ClusterSetFixture {
   readonly plan: Plan;

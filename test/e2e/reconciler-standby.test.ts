@@ -19,7 +19,7 @@ import { cluster, service, type ModelDraft } from '../helpers/models';
 import { request, stopAll, type Auth, type Response } from '../kube/cluster';
 import { eventually } from '../kube/wait';
 import { leaderAuth, setUpClusterSet, simulatedMember, tokenFor, type ClusterSetFixture } from './fixture';
-import type { SimulatedMember } from './member';
+import type { SimulatedMember } from '../parties/antrea-member/in-leader';
 import { metricSum, startReconciler, type ReconcilerProcess } from './reconciler-process';
 
 const MC = '/apis/multicluster.crd.antrea.io/v1alpha1/namespaces';

@@ -1,10 +1,10 @@
-// End-to-end: `clusterset status` (issue 20) on real control planes: the leader `hub` with the
-// reconciler running, members `east` and `west` with control planes of their own, each bundle applied
-// as Argo CD applies it. The member side is written exactly as Antrea's member writes it: exports and
-// announces into the leader (member.ts), imports, Events and its own statuses into the member
-// (antrea-member-writes.ts). The status CLI reads every cluster with the read-only
-// `clusterset-status` identity (lib/status/rbac.ts) and nothing else, so a healthy report also
-// proves that role is enough.
+// End-to-end: `clusterset status` (issue 20) on real control planes: the leader `hub` with the reconciler
+// running, members `east` and `west` with control planes of their own, each bundle applied as Argo CD applies
+// it. The member side is written exactly as Antrea's member writes it: exports and announces into the leader
+// (parties/antrea-member/in-leader.ts), imports, Events and its own statuses into the member
+// (parties/antrea-member/import-sync.ts). The status CLI reads every cluster with the read-only
+// `clusterset-status` identity (lib/status/rbac.ts) and nothing else, so a healthy report also proves that
+// role is enough.
 //
 // One set, in order: healthy (exit 0); a member applied with kubectl alone, which the model (no
 // `delivery`) allows (exit 0, "applied by kubectl"); a drifted object, seen by `--watch` without
@@ -20,7 +20,7 @@ import { statusRbac, STATUS_IDENTITY } from '../../lib/status/rbac';
 import type { StatusReport } from '../../lib/status/report';
 import { collectionPath, resource } from '../../lib/status/resources';
 import { policiesModel } from '../helpers/models';
-import { applyBundle, applyObject, FIELD_MANAGER, loadBundle } from '../kube/apply';
+import { applyBundle, applyObject, FIELD_MANAGER, loadBundle } from '../parties/argocd-apply';
 import { request, stopAll, type Cluster } from '../kube/cluster';
 import { eventually } from '../kube/wait';
 import {
@@ -28,7 +28,7 @@ import {
   writeClusterSetStatus,
   writeServiceExportValid,
   type ImportSync,
-} from './antrea-member-writes';
+} from '../parties/antrea-member/import-sync';
 import {
   contextsKubeconfig,
   createRbac,
@@ -37,7 +37,7 @@ import {
   tokenFor,
   type ClusterSetFixture,
 } from './fixture';
-import type { SimulatedMember } from './member';
+import type { SimulatedMember } from '../parties/antrea-member/in-leader';
 import { startReconciler, type ReconcilerProcess } from './reconciler-process';
 
 const ROOT = path.resolve(__dirname, '..', '..');

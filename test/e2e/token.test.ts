@@ -26,7 +26,7 @@ import type { ClusterSetProps } from '../../lib/model';
 import { memberIdentityName } from '../../lib/names';
 import { storeUsername, type Plan } from '../../lib/plan';
 import { copyMemberToken, TokenError } from '../../lib/token';
-import { applyBundle } from '../kube/apply';
+import { applyBundle } from '../parties/argocd-apply';
 import type { Cluster } from '../kube/cluster';
 import { request, startClusters, stopAll, tokenKubeConfig } from '../kube/cluster';
 import { eventually } from '../kube/wait';

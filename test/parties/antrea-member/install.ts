@@ -19,18 +19,18 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MEMBER_CONFIG_KEY } from '../../lib/antrea-member-config';
-import { MEMBER_CONTROLLER_CONFIG, MEMBER_CONTROLLER_DEPLOYMENT } from '../../lib/names';
-import { serviceNamespacesIn, type Plan } from '../../lib/plan';
-import { usesClusterSetV1Alpha2 } from '../../lib/render/clusterset';
-import { dumpYaml, loadYaml } from '../../lib/yaml';
-import type { BundleObject } from '../kube/apply';
-import { applyObject } from '../kube/apply';
-import type { Cluster } from '../kube/cluster';
-import { request } from '../kube/cluster';
-import { ANTREA_MEMBER_CRDS } from './crds';
+import { MEMBER_CONFIG_KEY } from '../../../lib/antrea-member-config';
+import { MEMBER_CONTROLLER_CONFIG, MEMBER_CONTROLLER_DEPLOYMENT } from '../../../lib/names';
+import { serviceNamespacesIn, type Plan } from '../../../lib/plan';
+import { usesClusterSetV1Alpha2 } from '../../../lib/render/clusterset';
+import { dumpYaml, loadYaml } from '../../../lib/yaml';
+import type { BundleObject } from '../argocd-apply';
+import { applyObject } from '../argocd-apply';
+import type { Cluster } from '../../kube/cluster';
+import { request } from '../../kube/cluster';
+import { ANTREA_MEMBER_CRDS } from '../../e2e/crds';
 
-const ROOT = path.resolve(__dirname, '..', '..');
+const ROOT = path.resolve(__dirname, '..', '..', '..');
 
 export const ANTREA_MEMBER_DEPLOYMENT = MEMBER_CONTROLLER_DEPLOYMENT;
 export const ANTREA_INSTALL_MANAGER = 'kubectl-client-side-apply';

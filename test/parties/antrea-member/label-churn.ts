@@ -4,10 +4,10 @@
  * member's own token) and withdraws one no Pod carries any more. Each step uses a label never used
  * before (`...&pod:app=churn,gen=<n>,member=<id>`), so a churned label's identity going away is the
  * churn, and anything else going away is what the watchers look for. The member player
- * (antrea-member-player.ts) has no Pods to read labels from, so this plays that part of Antrea's
+ * (player.ts) has no Pods to read labels from, so this plays that part of Antrea's
  * member beside it, with the same identity.
  */
-import type { SimulatedMember } from './member';
+import type { SimulatedMember } from './in-leader';
 
 export const isChurnLabel = (label: string) => label.includes('&pod:app=churn,gen=');
 

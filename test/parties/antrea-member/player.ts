@@ -36,20 +36,20 @@
  *   each condition's lastTransitionTime the time the connection last changed in this process.
  */
 import * as https from 'node:https';
-import { readMcConfig } from '../../lib/import/model';
-import type { LiveObject } from '../../lib/import/snapshot';
-import { BUILTIN_TIERS, MEMBER_CONTROLLER_CONFIG, MEMBER_CONTROLLER_DEPLOYMENT } from '../../lib/names';
-import { collectionPath, resource } from '../../lib/status/resources';
+import { readMcConfig } from '../../../lib/import/model';
+import type { LiveObject } from '../../../lib/import/snapshot';
+import { BUILTIN_TIERS, MEMBER_CONTROLLER_CONFIG, MEMBER_CONTROLLER_DEPLOYMENT } from '../../../lib/names';
+import { collectionPath, resource } from '../../../lib/status/resources';
 import {
   IMPORTED_ACNP,
   IMPORTED_SERVICE,
   memberClusterSetStatus,
   memberWrites,
   serviceExportStatus,
-} from '../helpers/antrea-member-imports';
-import type { Auth, Cluster, Response } from '../kube/cluster';
-import { request } from '../kube/cluster';
-import { SimulatedMember, type ServicePort } from './member';
+} from './imports';
+import type { Auth, Cluster, Response } from '../../kube/cluster';
+import { request } from '../../kube/cluster';
+import { SimulatedMember, type ServicePort } from './in-leader';
 
 type Obj = Record<string, unknown>;
 const md = (o: Obj) => (o.metadata ?? {}) as { name: string; namespace?: string; [k: string]: unknown };

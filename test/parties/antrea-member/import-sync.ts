@@ -1,24 +1,19 @@
 /**
  * Antrea's member controller, the import side, as far as `clusterset status` looks: reads the
  * leader's ResourceImports with the member's own token and writes into the member cluster exactly
- * what test/helpers/antrea-member-imports.ts says Antrea writes (Services, ServiceImports with the
+ * what test/parties/antrea-member/imports.ts says Antrea writes (Services, ServiceImports with the
  * ClusterIP, Endpoints, imported policies, ClusterInfoImports, LabelIdentities), posts its
  * ACNPImportFailed Events into the leader namespace with that token, and deletes an imported policy
  * whose Tier went away (acnp_resourceimport_controller.go). Also the member's own status writes:
  * ClusterSet status and ServiceExport `Valid`. Run on demand (no watch loop), where the real one
  * reacts to events.
  */
-import type { Plan } from '../../lib/plan';
-import { BUILTIN_TIERS } from '../../lib/names';
-import { collectionPath, resource } from '../../lib/status/resources';
-import type { Auth, Cluster, Response } from '../kube/cluster';
-import { request, requestRetrying } from '../kube/cluster';
-import {
-  IMPORTED_ACNP,
-  memberClusterSetStatus,
-  memberWrites,
-  serviceExportStatus,
-} from '../helpers/antrea-member-imports';
+import type { Plan } from '../../../lib/plan';
+import { BUILTIN_TIERS } from '../../../lib/names';
+import { collectionPath, resource } from '../../../lib/status/resources';
+import type { Auth, Cluster, Response } from '../../kube/cluster';
+import { request, requestRetrying } from '../../kube/cluster';
+import { IMPORTED_ACNP, memberClusterSetStatus, memberWrites, serviceExportStatus } from './imports';
 
 type Obj = Record<string, unknown>;
 
