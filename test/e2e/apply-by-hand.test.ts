@@ -15,7 +15,8 @@ import type { Plan } from '../../lib/plan';
 import type { Cluster } from '../kube/cluster';
 import { request, startClusters, stopAll } from '../kube/cluster';
 import { createApplicationNamespaces, installAntreaMemberDeployment } from '../parties/antrea-member/install';
-import { ANTREA_MEMBER_CRDS, installCrds } from './crds';
+import { ANTREA_MEMBER_CRDS } from '../parties/antrea-manifests';
+import { installCrds } from './crds';
 import { contextsKubeconfig } from './fixture';
 
 const ROOT = path.resolve(__dirname, '..', '..');

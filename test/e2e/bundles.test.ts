@@ -43,8 +43,8 @@ import {
   type KubeObject,
 } from '../parties/argocd-apply';
 import { eventually } from '../kube/wait';
+import { ANTREA_DEFAULT_MEMBER_CONFIG } from '../parties/antrea-manifests';
 import {
-  ANTREA_DEFAULT_MEMBER_CONFIG,
   ANTREA_INSTALL_MANAGER,
   APPLICATION_TEAM_MANAGER,
   installAntreaMember,

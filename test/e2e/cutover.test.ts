@@ -57,7 +57,8 @@ import {
   world,
   type World,
 } from './cutover-world';
-import { ANTCTL_MANAGER, leaderWebhooks } from './antrea-set';
+import { ANTCTL_MANAGER } from '../parties/antctl';
+import { leaderWebhooks } from '../parties/antrea-manifests';
 import { startReconciler } from './reconciler-process';
 
 // ---------------------------------------------------------------------------------------------------

@@ -30,7 +30,8 @@ import { applyBundle, applyObject, loadBundle, notStoredAsApplied, readBack } fr
 import { eventually } from '../kube/wait';
 import type { K8sObject } from '../../lib/render';
 import { createApplicationNamespaces, installAntreaMemberDeployment } from '../parties/antrea-member/install';
-import { ANTREA_MEMBER_CRDS, ARGOCD_CRDS, installCrds } from './crds';
+import { ANTREA_MEMBER_CRDS } from '../parties/antrea-manifests';
+import { ARGOCD_CRDS, installCrds } from './crds';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const CASE = 'dual-role';

@@ -45,11 +45,9 @@ import { collectionPath, resource } from '../../lib/status/resources';
 import type { Cluster } from '../kube/cluster';
 import { request, stopAll } from '../kube/cluster';
 import { eventually, sleep } from '../kube/wait';
-import {
-  kubectlApply,
-  antreaMemberConfigMap,
-  installAntreaMemberDeployment,
-} from '../parties/antrea-member/install';
+import { antreaMemberConfigMap } from '../parties/antrea-manifests';
+import { installAntreaMemberDeployment } from '../parties/antrea-member/install';
+import { kubectlApply } from '../parties/kubectl';
 import { loadYaml } from '../../lib/yaml';
 import { IMPORTED_ACNP } from '../parties/antrea-member/imports';
 import { GitOpsWorld, everything, listedKey, type Listed, type Published, type Tool } from './gitops';

@@ -544,27 +544,31 @@ export class AntreaLeaderPlayer {
     const cs = sets[0];
     if (!cs) return;
     const members = (await this.list('memberclusterannounces')).map((a) => String(a.clusterID));
-    const now = rfc3339();
-    const status = {
-      observedGeneration: md(cs).generation ?? 1,
-      totalClusters: members.length,
-      readyClusters: members.length,
-      conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: now }],
-      clusterStatuses: members.map((clusterID) => ({
-        clusterID,
-        conditions: [
-          {
-            type: 'Ready',
-            status: 'True',
-            reason: 'Connected',
-            message: 'Member Connected',
-            lastTransitionTime: now,
-          },
-        ],
-      })),
-    };
+    const status = leaderClusterSetStatus(md(cs).generation ?? 1, members, rfc3339());
     if (await this.update('clustersets', { ...cs, status }, '/status')) this.lastStatus = Date.now();
   }
+}
+
+/** The status Antrea's leader writes on its ClusterSet: every member (`members`) connected and Ready. */
+export function leaderClusterSetStatus(generation: number, members: readonly string[], now: string): Obj {
+  return {
+    observedGeneration: generation,
+    totalClusters: members.length,
+    readyClusters: members.length,
+    conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: now }],
+    clusterStatuses: members.map((clusterID) => ({
+      clusterID,
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'Connected',
+          message: 'Member Connected',
+          lastTransitionTime: now,
+        },
+      ],
+    })),
+  };
 }
 
 // -------------------------------------------------------------------------------------------------

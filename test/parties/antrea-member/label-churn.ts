@@ -7,15 +7,14 @@
  * (player.ts) has no Pods to read labels from, so this plays that part of Antrea's
  * member beside it, with the same identity.
  */
+import { repeat, type Repeating } from '../../kube/wait';
 import type { SimulatedMember } from './in-leader';
 
 export const isChurnLabel = (label: string) => label.includes('&pod:app=churn,gen=');
 
 export class LabelChurn {
   private n = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
+  private loop: Repeating | undefined;
   /** Member ID → its churned labels live now, oldest first. */
   readonly live = new Map<string, string[]>();
   readonly errors: { at: number; member: string; message: string }[] = [];
@@ -28,17 +27,11 @@ export class LabelChurn {
   ) {}
 
   start(periodMs = 1000): void {
-    const tick = async () => {
-      await this.step();
-      if (!this.stopped) this.timer = setTimeout(() => void (this.running = tick()), periodMs);
-    };
-    this.running = tick();
+    this.loop = repeat(() => this.step(), periodMs);
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    await this.loop?.stop();
   }
 
   /**
