@@ -57,10 +57,12 @@ import * as path from 'node:path';
 import * as yaml from 'js-yaml';
 import type { Cluster, Response } from '../kube/cluster';
 import { freePorts, request } from '../kube/cluster';
-import { httpStatus } from '../kube/wait';
+import type { ObjectMeta } from '../kube/objects';
+import { eventually, httpStatus } from '../kube/wait';
 import type { Proc } from '../kube/proc';
 import { killGroupsSync, sleep, startProc, stopProcs, tail } from '../kube/proc';
 import { serviceAccountKubeconfig } from './identity';
+import { runBuildScript } from '../helpers/go-build';
 
 const ROOT = path.join(__dirname, '..', '..');
 const ARGOCD_MODULE = 'github.com/argoproj/argo-cd/v3';
@@ -135,15 +137,7 @@ export interface ArgoCD {
   stop(): Promise<void>;
 }
 
-type Obj = Record<string, unknown> & {
-  kind: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-  };
-};
+type Obj = Record<string, unknown> & { kind: string; metadata: ObjectMeta };
 
 interface Container {
   name: string;
@@ -182,20 +176,10 @@ interface Tools {
 let tools: Tools | undefined;
 
 function build(script: string): string {
-  let out: string;
-  try {
-    out = execFileSync('bash', [path.join(ROOT, script)], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-      maxBuffer: 16 << 20,
-    });
-  } catch (e) {
-    const status = (e as { status?: number }).status;
-    if (status === 127)
-      throw new Error(`Argo CD for the delivery tests: 'go' is not installed (${script} builds it once)`);
-    throw new Error(`${script} failed (exit ${String(status)}); see its output above`);
-  }
-  const bin = out.trim().split('\n').pop() ?? '';
+  const bin = runBuildScript(
+    script,
+    `Argo CD for the delivery tests: 'go' is not installed (${script} builds it once)`,
+  );
   if (!fs.existsSync(bin)) throw new Error(`${script} did not produce ${bin}`);
   return bin;
 }
@@ -285,22 +269,6 @@ async function get(c: Cluster, urlPath: string): Promise<Record<string, unknown>
   return check(res, `GET ${urlPath} from ${c.name}`, [200]).json as Record<string, unknown>;
 }
 
-async function until<T>(what: string, timeoutMs: number, fn: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms: ${what}${last ? ` (${String(last)})` : ''}`);
-    await sleep(250);
-  }
-}
-
 // ---------------------------------------------------------------------------------------------------
 // Install
 
@@ -330,12 +298,17 @@ async function install(
     const [crd] = readYaml(path.join(moduleDir, 'manifests', 'crds', file));
     if (!crd) throw new Error(`empty ${file}`);
     await ssa(mgmt, crd);
-    await until(`CRD ${crd.metadata.name} Established in ${mgmt.name}`, 30_000, async () => {
-      const got = await get(mgmt, objectPath(crd));
-      const conds = ((got?.status as { conditions?: { type: string; status: string }[] } | undefined)
-        ?.conditions ?? []) as { type: string; status: string }[];
-      return conds.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
-    });
+    await eventually(
+      `CRD ${crd.metadata.name} Established in ${mgmt.name}`,
+      async () => {
+        const got = await get(mgmt, objectPath(crd));
+        const conds = ((got?.status as { conditions?: { type: string; status: string }[] } | undefined)
+          ?.conditions ?? []) as { type: string; status: string }[];
+        return conds.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
+      },
+      30_000,
+      250,
+    );
   }
 
   // The release's ConfigMaps and Secret, ours added to argocd-cm and argocd-cmd-params-cm.
@@ -862,11 +835,16 @@ async function registerCluster(
     metadata: { name: tokenSecret, namespace: ns, annotations: { 'kubernetes.io/service-account.name': sa } },
     type: 'kubernetes.io/service-account-token',
   });
-  const token = await until(`token of ${ns}/${tokenSecret} in ${cluster.name}`, 30_000, async () => {
-    const s = await get(cluster, `/api/v1/namespaces/${ns}/secrets/${tokenSecret}`);
-    const t = (s?.data as Record<string, string> | undefined)?.token;
-    return t ? Buffer.from(t, 'base64').toString('utf8') : undefined;
-  });
+  const token = await eventually(
+    `token of ${ns}/${tokenSecret} in ${cluster.name}`,
+    async () => {
+      const s = await get(cluster, `/api/v1/namespaces/${ns}/secrets/${tokenSecret}`);
+      const t = (s?.data as Record<string, string> | undefined)?.token;
+      return t ? Buffer.from(t, 'base64').toString('utf8') : undefined;
+    },
+    30_000,
+    250,
+  );
   // The API server's cluster Create reads the server version with these credentials first.
   check(
     await request({ server: cluster.server, ca: cluster.caPem, token }, 'GET', '/version'),

@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import type { Cluster, Response } from '../kube/cluster';
 import { request } from '../kube/cluster';
 import { eventually } from '../kube/wait';
+import { tokenKubeconfig } from '../helpers/kubeconfig';
 
 function check(r: Response, what: string, codes: number[]): Response {
   if (!codes.includes(r.status)) throw new Error(`${what}: HTTP ${r.status} ${r.body.slice(0, 300)}`);
@@ -66,19 +67,6 @@ export async function serviceAccountKubeconfig(
   });
   const file = path.join(dir, `${name}.kubeconfig`);
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(
-    file,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [
-        { name: mgmt.name, cluster: { server: mgmt.server, 'certificate-authority-data': mgmt.caData } },
-      ],
-      users: [{ name, user: { token } }],
-      contexts: [{ name, context: { cluster: mgmt.name, user: name, namespace } }],
-      'current-context': name,
-    }),
-    { mode: 0o600 },
-  );
+  fs.writeFileSync(file, JSON.stringify(tokenKubeconfig(mgmt, name, token, { namespace })), { mode: 0o600 });
   return file;
 }

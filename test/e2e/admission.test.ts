@@ -18,6 +18,7 @@ import {
 import { cluster, minimalModel, type ModelDraft } from '../helpers/models';
 import type { Response } from '../kube/cluster';
 import { request, stopAll } from '../kube/cluster';
+import { canI } from '../kube/objects';
 import { eventually } from '../kube/wait';
 import { setUpClusterSet, type ClusterSetFixture } from './fixture';
 import { SimulatedMember, type ClusterInfo } from '../parties/antrea-member/in-leader';
@@ -330,24 +331,10 @@ guards(
 );
 
 const access = (c: Ctx, token: string, verb: string, resource: string, subresource = '') =>
-  request(
+  canI(
     { server: c.f.leader.server, ca: c.f.leader.caPem, token },
-    'POST',
-    '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
-    {
-      apiVersion: 'authorization.k8s.io/v1',
-      kind: 'SelfSubjectAccessReview',
-      spec: {
-        resourceAttributes: {
-          namespace: c.f.ns,
-          verb,
-          group: 'multicluster.crd.antrea.io',
-          resource,
-          subresource,
-        },
-      },
-    },
-  ).then((r) => (r.json as { status?: { allowed?: boolean } }).status?.allowed === true);
+    { namespace: c.f.ns, verb, group: 'multicluster.crd.antrea.io', resource, subresource },
+  );
 
 guards(
   'GIVEN the member Role WHEN a member writes export or import status THEN RBAC refuses: Antrea’s member never writes either',

@@ -35,6 +35,7 @@ import { EXPECTED_MEMBER_CONFIG_ANNOTATION } from '../../lib/render/member-resta
 import { RECONCILER_CONFIG_NAME, RECONCILER_NAME } from '../../lib/render/reconciler';
 import type { Auth, Cluster } from '../kube/cluster';
 import { request, startClusters, stopAll } from '../kube/cluster';
+import { canI } from '../kube/objects';
 import {
   FIELD_MANAGER,
   applyBundle,
@@ -624,26 +625,14 @@ admission(
     const c = await context();
     const wrong: string[] = [];
     for (const [verb, group, resource, subresource, expected, name] of RECONCILER_MATRIX) {
-      const r = await request(
-        as(c, c.reconcilerToken),
-        'POST',
-        '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
-        {
-          apiVersion: 'authorization.k8s.io/v1',
-          kind: 'SelfSubjectAccessReview',
-          spec: {
-            resourceAttributes: {
-              namespace: c.ns,
-              verb,
-              group,
-              resource,
-              subresource,
-              ...(name ? { name } : {}),
-            },
-          },
-        },
-      );
-      const allowed = (r.json as { status?: { allowed?: boolean } } | undefined)?.status?.allowed === true;
+      const allowed = await canI(as(c, c.reconcilerToken), {
+        namespace: c.ns,
+        verb,
+        group,
+        resource,
+        subresource,
+        ...(name ? { name } : {}),
+      });
       if (allowed !== expected)
         wrong.push(
           `${verb} ${group || 'core'}/${resource}${subresource ? `/${subresource}` : ''}${name ? ` ${name}` : ''}: allowed=${allowed}`,

@@ -39,7 +39,7 @@ import { setUpAntreaSet, type AntreaSet } from './antrea-set';
 import { isChurnLabel, LabelChurn } from '../parties/antrea-member/label-churn';
 import { describeAnomalies, ImportWatchers } from './cutover-watch';
 import { webhookServingCert } from './certs';
-import { cli } from './cli';
+import { cli } from '../helpers/cli';
 import { imageArchive } from './gitops';
 import { apiOf } from '../kube/http';
 import { contextsKubeconfig, createRbac, kubeconfigFor, tokenFor, type ClusterSetFixture } from './fixture';

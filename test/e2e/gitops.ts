@@ -31,6 +31,7 @@ import { startGitServer, type GitServer } from '../delivery/git-server';
 import { buildImage, saveImage } from '../image/image';
 import type { Cluster } from '../kube/cluster';
 import { request, startClusters } from '../kube/cluster';
+import type { ObjectMeta } from '../kube/objects';
 import { eventually, sleep } from '../kube/wait';
 import { installAntreaMember } from '../parties/antrea-member/install';
 import { AntreaMemberPlayer } from '../parties/antrea-member/player';
@@ -578,13 +579,7 @@ export function shellWords(line: string): string[] {
 export type Listed = Record<string, unknown> & {
   apiVersion: string;
   kind: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    ownerReferences?: unknown[];
-  };
+  metadata: ObjectMeta & { ownerReferences?: unknown[] };
 };
 
 /** Every object of every listable kind a cluster serves (preferred versions): the final sweep. */

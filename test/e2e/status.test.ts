@@ -16,6 +16,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { cli } from '../helpers/cli';
 import { statusRbac, STATUS_IDENTITY } from '../../lib/status/rbac';
 import type { StatusReport } from '../../lib/status/report';
 import { collectionPath, resource } from '../../lib/status/resources';
@@ -52,21 +53,7 @@ const members = new Map<string, SimulatedMember>();
 const syncs = new Map<string, ImportSync>();
 
 function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      [BIN, 'status', modelFile, '--out', f.dir, '--kubeconfig', kubeconfig, ...args],
-      {
-        cwd: ROOT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+  return cli(['status', modelFile, '--out', f.dir, '--kubeconfig', kubeconfig, ...args]);
 }
 
 async function status(...extra: string[]): Promise<{ code: number; report: StatusReport; stderr: string }> {

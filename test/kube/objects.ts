@@ -10,6 +10,37 @@ import { request } from './http';
 
 type Obj = Record<string, unknown>;
 
+/** The metadata the tests read of an object. */
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+/** A container's state or last state in a Pod's status. */
+export interface ContainerState {
+  running?: { startedAt?: string };
+  waiting?: { reason?: string; message?: string };
+  terminated?: { exitCode: number; signal?: number; reason?: string; message?: string; finishedAt?: string };
+}
+
+/** What the tests read of a Pod's status. */
+export interface PodStatus {
+  phase?: string;
+  podIP?: string;
+  qosClass?: string;
+  conditions?: { type: string; status: string }[];
+  containerStatuses?: {
+    name: string;
+    ready: boolean;
+    restartCount: number;
+    containerID?: string;
+    state?: ContainerState;
+    lastState?: ContainerState;
+  }[];
+}
+
 /** `r` when its status is one of `codes`; otherwise an error naming `what`, the status and the body's start. */
 export function expectStatus(what: string, r: Response, ...codes: number[]): Response {
   if (!codes.includes(r.status)) throw new Error(`${what}: HTTP ${r.status} ${r.body.slice(0, 400)}`);
@@ -67,6 +98,19 @@ export async function create(auth: Auth, o: Obj, manager: string): Promise<Obj> 
 export async function update(auth: Auth, o: Obj, manager: string, sub = ''): Promise<Obj> {
   const r = await request(auth, 'PUT', `${pathOf(o, md(o).name)}${sub}?fieldManager=${manager}`, o);
   return expectStatus(`update ${String(o.kind)} ${md(o).name}${sub}`, r, 200).json as Obj;
+}
+
+/**
+ * Whether the identity of `auth` may do what `resourceAttributes` says (`namespace`, `verb`, `group`,
+ * `resource`, `subresource`, `name`): a SelfSubjectAccessReview, as `kubectl auth can-i` sends it.
+ */
+export async function canI(auth: Auth, resourceAttributes: Record<string, string>): Promise<boolean> {
+  const r = await request(auth, 'POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SelfSubjectAccessReview',
+    spec: { resourceAttributes },
+  });
+  return (r.json as { status?: { allowed?: boolean } } | undefined)?.status?.allowed === true;
 }
 
 /** The live object `o` names. */
