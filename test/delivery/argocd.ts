@@ -55,9 +55,9 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import * as yaml from 'js-yaml';
-import type { Cluster, Response } from '../kube/cluster';
+import type { Cluster } from '../kube/cluster';
 import { freePorts, request } from '../kube/cluster';
-import type { ObjectMeta } from '../kube/objects';
+import { expectStatus, type ObjectMeta } from '../kube/objects';
 import { eventually, httpStatus } from '../kube/wait';
 import type { Proc } from '../kube/proc';
 import { killGroupsSync, sleep, startProc, stopProcs, tail } from '../kube/proc';
@@ -246,27 +246,22 @@ function collectionPath(obj: Obj): string {
   return objectPath(obj).replace(/\/[^/]+$/, '');
 }
 
-function check(res: Response, what: string, ok: number[]): Response {
-  if (!ok.includes(res.status)) throw new Error(`${what}: HTTP ${res.status}: ${res.body.slice(0, 2000)}`);
-  return res;
-}
-
 async function ssa(c: Cluster, obj: Obj): Promise<void> {
   const url = `${objectPath(obj)}?fieldManager=${TEST_FIELD_MANAGER}&force=true`;
   const res = await request(c.admin, 'PATCH', url, obj, 'application/apply-patch+yaml');
-  check(res, `apply ${obj.kind} ${obj.metadata.name} to ${c.name}`, [200, 201]);
+  expectStatus(`apply ${obj.kind} ${obj.metadata.name} to ${c.name}`, res, 200, 201);
 }
 
 /** Creates obj unless it exists (what `create`, AlreadyExists ignored, does in Argo CD's code). */
 async function createIfAbsent(c: Cluster, obj: Obj): Promise<void> {
   const res = await request(c.admin, 'POST', collectionPath(obj), obj);
-  check(res, `create ${obj.kind} ${obj.metadata.name} in ${c.name}`, [201, 409]);
+  expectStatus(`create ${obj.kind} ${obj.metadata.name} in ${c.name}`, res, 201, 409);
 }
 
 async function get(c: Cluster, urlPath: string): Promise<Record<string, unknown> | undefined> {
   const res = await request(c.admin, 'GET', urlPath);
   if (res.status === 404) return undefined;
-  return check(res, `GET ${urlPath} from ${c.name}`, [200]).json as Record<string, unknown>;
+  return expectStatus(`GET ${urlPath} from ${c.name}`, res, 200).json as Record<string, unknown>;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -339,7 +334,7 @@ async function install(
       { data: { 'server.secretkey': Buffer.from(key).toString('base64') } },
       'application/merge-patch+json',
     );
-    check(res, 'argocd-secret server.secretkey', [200]);
+    expectStatus('argocd-secret server.secretkey', res, 200);
   }
   await createIfAbsent(mgmt, {
     apiVersion: 'v1',
@@ -690,7 +685,7 @@ export async function startArgoCD(mgmt: Cluster, opts: ArgoCDOptions = {}): Prom
         { metadata: { annotations: { [REFRESH_ANNOTATION]: hard ? 'hard' : 'normal' } } },
         'application/merge-patch+json',
       );
-      check(res, `refresh Application ${name}`, [200]);
+      expectStatus(`refresh Application ${name}`, res, 200);
     },
     waitApp: (name, want, timeoutMs = 120_000) => waitApp(mgmt, name, want, timeoutMs, logs),
     async restartController() {
@@ -802,8 +797,8 @@ async function registerCluster(
   const upsert = async (obj: Obj) => {
     const res = await request(cluster.admin, 'POST', collectionPath(obj), obj);
     if (res.status === 409)
-      check(await request(cluster.admin, 'PUT', objectPath(obj), obj), `update ${obj.kind}`, [200]);
-    else check(res, `create ${obj.kind} ${obj.metadata.name} in ${cluster.name}`, [201]);
+      expectStatus(`update ${obj.kind}`, await request(cluster.admin, 'PUT', objectPath(obj), obj), 200);
+    else expectStatus(`create ${obj.kind} ${obj.metadata.name} in ${cluster.name}`, res, 201);
   };
   // util/clusterauth InstallClusterManagerRBAC, no namespaces given: cluster-wide.
   await createIfAbsent(cluster, {
@@ -846,10 +841,10 @@ async function registerCluster(
     250,
   );
   // The API server's cluster Create reads the server version with these credentials first.
-  check(
-    await request({ server: cluster.server, ca: cluster.caPem, token }, 'GET', '/version'),
+  expectStatus(
     'GET /version as argocd-manager',
-    [200],
+    await request({ server: cluster.server, ca: cluster.caPem, token }, 'GET', '/version'),
+    200,
   );
 
   // cmd/util NewCluster + util/db clusterToSecret. Go's json.Marshal of ClusterConfig: bearerToken,
@@ -873,6 +868,10 @@ async function registerCluster(
   };
   const res = await request(mgmt.admin, 'POST', collectionPath(secret), secret);
   if (res.status === 409)
-    check(await request(mgmt.admin, 'PUT', objectPath(secret), secret), 'update the cluster Secret', [200]);
-  else check(res, `create the cluster Secret for ${cluster.name}`, [201]);
+    expectStatus(
+      'update the cluster Secret',
+      await request(mgmt.admin, 'PUT', objectPath(secret), secret),
+      200,
+    );
+  else expectStatus(`create the cluster Secret for ${cluster.name}`, res, 201);
 }

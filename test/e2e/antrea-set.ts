@@ -193,6 +193,26 @@ function labelsOf(id: string): string[] {
   ];
 }
 
+/** Member `id` of the set writing into its leader as Antrea's member does, with its own token. */
+export function simulatedMember(
+  set: Pick<
+    AntreaSet,
+    'clusterSetId' | 'leaderId' | 'clusters' | 'leader' | 'leaderNs' | 'memberNs' | 'tokens'
+  >,
+  id: string,
+): SimulatedMember {
+  return new SimulatedMember(
+    id,
+    set.leader,
+    set.tokens.get(id)!,
+    set.leaderNs,
+    set.clusterSetId,
+    set.leaderId,
+    set.clusters.get(id),
+    set.memberNs,
+  );
+}
+
 /** Plays the whole set; see the module comment. */
 export async function setUpAntreaSet(o: AntreaSetOptions): Promise<AntreaSet> {
   const clusterSetId = o.clusterSetId ?? 'prod-set';
@@ -348,21 +368,8 @@ export async function setUpAntreaSet(o: AntreaSetOptions): Promise<AntreaSet> {
   }
 
   // --- What each member's controller wrote into the leader, with its own token (§c.1, §d, §f).
-  const sims = new Map(
-    memberIds.map((id) => [
-      id,
-      new SimulatedMember(
-        id,
-        leader,
-        tokens.get(id)!,
-        leaderNs,
-        clusterSetId,
-        leaderId,
-        clusters.get(id),
-        memberNs,
-      ),
-    ]),
-  );
+  const played = { clusterSetId, leaderId, clusters, leader, leaderNs, memberNs, tokens };
+  const sims = new Map(memberIds.map((id) => [id, simulatedMember(played, id)]));
   for (const sm of sims.values()) await sm.announce();
   for (const s of services)
     for (const id of s.from)

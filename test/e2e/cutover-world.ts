@@ -35,7 +35,7 @@ import { AntreaWebhookServer } from '../parties/antrea-leader/player';
 import { addressesOf, PlayedAntreaLeader } from '../parties/antrea-leader/pod';
 import { AntreaMemberPlayer } from '../parties/antrea-member/player';
 import { LEADER_WEBHOOKS } from '../parties/antrea-manifests';
-import { setUpAntreaSet, type AntreaSet } from './antrea-set';
+import { setUpAntreaSet, simulatedMember, type AntreaSet } from './antrea-set';
 import { isChurnLabel, LabelChurn } from '../parties/antrea-member/label-churn';
 import { describeAnomalies, ImportWatchers } from './cutover-watch';
 import { webhookServingCert } from './certs';
@@ -43,7 +43,6 @@ import { cli } from '../helpers/cli';
 import { imageArchive } from './gitops';
 import { apiOf } from '../kube/http';
 import { contextsKubeconfig, createRbac, kubeconfigFor, tokenFor, type ClusterSetFixture } from './fixture';
-import { SimulatedMember } from '../parties/antrea-member/in-leader';
 import type { ReconcilerProcess } from './reconciler-process';
 
 export type Obj = Record<string, unknown>;
@@ -110,21 +109,7 @@ export async function world(prefix: string, o: WorldOptions = {}): Promise<World
     p.start(1000);
     memberPlayers.set(id, p);
   }
-  const sims = new Map(
-    set.memberIds.map((id) => [
-      id,
-      new SimulatedMember(
-        id,
-        set.leader,
-        set.tokens.get(id)!,
-        set.leaderNs,
-        set.clusterSetId,
-        set.leaderId,
-        members.get(id),
-        set.memberNs,
-      ),
-    ]),
-  );
+  const sims = new Map(set.memberIds.map((id) => [id, simulatedMember(set, id)]));
   const churn = new LabelChurn(sims);
   churn.start(1500);
   const w: World = {

@@ -20,6 +20,7 @@ import { cluster, service, type ModelDraft } from '../helpers/models';
 import { request, stopAll, type Auth, type Response } from '../kube/cluster';
 import { eventually } from '../kube/wait';
 import { leaderAuth, setUpClusterSet, simulatedMember, tokenFor, type ClusterSetFixture } from './fixture';
+import { expectStatus } from '../kube/objects';
 import { antreaControllerDeployment } from '../parties/antrea-manifests';
 import type { SimulatedMember } from '../parties/antrea-member/in-leader';
 import { metricSum, startReconciler, type ReconcilerProcess } from './reconciler-process';
@@ -49,10 +50,7 @@ interface Ctx {
   antrea: Auth;
 }
 
-function ok(what: string, r: Response, codes = [200, 201]): Response {
-  if (!codes.includes(r.status)) throw new Error(`${what}: HTTP ${r.status} ${r.body.slice(0, 400)}`);
-  return r;
-}
+const ok = (what: string, r: Response): Response => expectStatus(what, r, 200, 201);
 
 async function deployment(c: Ctx): Promise<{ spec: { replicas: number }; status: { replicas?: number } }> {
   const r = ok(
