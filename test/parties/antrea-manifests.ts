@@ -265,6 +265,20 @@ function webhook(
   };
 }
 
+/** `vclusterset.kb.io`, which both the leader and the members register (§g). */
+function clusterSetWebhook(ns: string, ca: string): Obj {
+  return webhook(
+    'vclusterset.kb.io',
+    ns,
+    '/validate-multicluster-crd-antrea-io-v1alpha2-clusterset',
+    'v1alpha2',
+    'clustersets',
+    ['CREATE', 'UPDATE', 'DELETE'],
+    ca,
+    ns,
+  );
+}
+
 /** The leader's two webhook configurations (§e, §i): labels, names, failurePolicy Fail. */
 export function leaderWebhooks(ns: string, ca: string): Obj[] {
   const labels = { app: 'antrea', role: 'leader', 'served-by': 'antrea-mc-controller', 'served-in': ns };
@@ -292,16 +306,7 @@ export function leaderWebhooks(ns: string, ca: string): Obj[] {
       kind: 'ValidatingWebhookConfiguration',
       metadata: { name: LEADER_WEBHOOKS.validating, labels },
       webhooks: [
-        webhook(
-          'vclusterset.kb.io',
-          ns,
-          '/validate-multicluster-crd-antrea-io-v1alpha2-clusterset',
-          'v1alpha2',
-          'clustersets',
-          cud,
-          ca,
-          ns,
-        ),
+        clusterSetWebhook(ns, ca),
         webhook(
           'vmemberclusterannounce.kb.io',
           ns,
@@ -341,16 +346,7 @@ export function memberWebhooks(ns: string, ca: string): Obj[] {
       kind: 'ValidatingWebhookConfiguration',
       metadata: { name: MEMBER_WEBHOOKS.validating, labels },
       webhooks: [
-        webhook(
-          'vclusterset.kb.io',
-          ns,
-          '/validate-multicluster-crd-antrea-io-v1alpha2-clusterset',
-          'v1alpha2',
-          'clustersets',
-          ['CREATE', 'UPDATE', 'DELETE'],
-          ca,
-          ns,
-        ),
+        clusterSetWebhook(ns, ca),
         {
           ...webhook(
             'vgateway.kb.io',
