@@ -9,6 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { runSources } from './helpers/cli';
 import { colourEnabled, painter } from '../lib/colour';
 
 const ESC = '\u001b[';
@@ -53,11 +54,7 @@ function env(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 test('GIVEN stdout piped, with FORCE_COLOR=1 WHEN diff runs THEN no escape codes', () => {
-  const plain = spawnSync(tsx, [cli, ...DIFF], {
-    cwd: root,
-    encoding: 'utf8',
-    env: env({ FORCE_COLOR: '1' }),
-  });
+  const plain = runSources(DIFF, { env: env({ FORCE_COLOR: '1' }) });
   assert.is(plain.status, 0, plain.stderr);
   assert.match(plain.stdout, /^ {2}\+ ClusterSet kube-system\/prod-set$/m);
   assert.not.ok(plain.stdout.includes(ESC));

@@ -7,19 +7,18 @@
  * bundle of every example must build with `kubectl kustomize` into as many objects as its
  * kustomization lists. The folder list is read from disk, so an example added is an example tested.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as yaml from 'js-yaml';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { runBin } from './helpers/cli';
 import { compile } from '../lib/compile';
 import { formatDiagnostic } from '../lib/diagnostics';
 import { CACHE_FILE } from '../lib/synth';
 import { EXAMPLES_DIR, caseNames, caseOut, exampleProblems, loadCase, matchGolden } from './helpers/golden';
-
-const ROOT = path.resolve(__dirname, '..');
 
 function kubectlAvailable(): boolean {
   try {
@@ -98,14 +97,7 @@ for (const name of names) {
     const readme = fs.readFileSync(path.join(EXAMPLES_DIR, name, 'README.md'), 'utf8');
     const command = `npx clusterset ${synthCommand(name).join(' ')}`;
     assert.ok(readme.includes(command), `the README gives \`${command}\``);
-    const r = spawnSync(
-      process.execPath,
-      [path.join(ROOT, 'bin', 'clusterset'), ...synthCommand(name), '--check'],
-      {
-        cwd: ROOT,
-        encoding: 'utf8',
-      },
-    );
+    const r = runBin([...synthCommand(name), '--check']);
     assert.is(r.status, 0, r.stdout + r.stderr);
     assert.match(r.stdout, `examples/${name}/out/ is up to date`);
   });

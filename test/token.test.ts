@@ -5,43 +5,35 @@
  * member ("did you mean"), a context that is not there, two contexts that reach one API server
  * while the member is not the leader (the day-two trap: the leader's token copied into the leader).
  */
-import { spawnSync } from 'node:child_process';
 import * as http from 'node:http';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { runBin, type Ran } from './helpers/cli';
+import { writeKubeconfig } from './helpers/kubeconfig';
 import { normaliseServer } from '../lib/kubeconfig';
 import { copyMemberToken, describeCopy, scrub, TokenError, type CopyTokenOptions } from '../lib/token';
 import { dualRoleModel, minimalModel, planOf } from './helpers/models';
 
-const ROOT = path.resolve(__dirname, '..');
-
 /** A kubeconfig file with one context per entry, each on its own cluster at `server`. */
 function kubeconfig(contexts: Record<string, string>, current?: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-token-unit-'));
-  const file = path.join(dir, 'kubeconfig');
   const names = Object.keys(contexts);
-  fs.writeFileSync(
-    file,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      // The client speaks plain HTTP (to fakeApi) only with TLS verification off.
-      clusters: names.map((n) => ({
-        name: `c-${n}`,
-        cluster: {
-          server: contexts[n],
-          ...(contexts[n]!.startsWith('http:') ? { 'insecure-skip-tls-verify': true } : {}),
-        },
-      })),
-      users: [{ name: 'u', user: { token: 'not-a-token' } }],
-      contexts: names.map((n) => ({ name: n, context: { cluster: `c-${n}`, user: 'u' } })),
-      ...(current ? { 'current-context': current } : {}),
-    }),
-  );
-  return file;
+  return writeKubeconfig(path.join(dir, 'kubeconfig'), {
+    // The client speaks plain HTTP (to fakeApi) only with TLS verification off.
+    clusters: names.map((n) => ({
+      name: `c-${n}`,
+      cluster: {
+        server: contexts[n],
+        ...(contexts[n]!.startsWith('http:') ? { 'insecure-skip-tls-verify': true } : {}),
+      },
+    })),
+    users: [{ name: 'u', user: { token: 'not-a-token' } }],
+    contexts: names.map((n) => ({ name: n, context: { cluster: `c-${n}`, user: 'u' } })),
+    ...(current ? { 'current-context': current } : {}),
+  });
 }
 
 /** The copy's rejection (it must reject). */
@@ -253,13 +245,8 @@ test('GIVEN API server URLs spelled differently WHEN normalised THEN one server 
 });
 
 /** The CLI as a user runs it, on the example model (no External Secrets). */
-function cli(args: string[]): { status: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'clusterset'), 'token', ...args], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, KUBECONFIG: '/nonexistent' },
-  });
-  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+function cli(args: string[]): Ran {
+  return runBin(['token', ...args], { env: { ...process.env, KUBECONFIG: '/nonexistent' } });
 }
 
 test('fails GIVEN the CLI WHEN the member is mistyped, or both contexts reach one server THEN exit 2 with one line, and nothing on stdout', () => {
@@ -283,18 +270,12 @@ test('fails GIVEN the CLI WHEN the member is mistyped, or both contexts reach on
 test('fails GIVEN a kubeconfig without the requested context THEN the error lists the contexts it has', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-token-unit-'));
   try {
-    const file = path.join(dir, 'kubeconfig');
-    fs.writeFileSync(
-      file,
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [{ name: 'hub', cluster: { server: 'https://127.0.0.1:1' } }],
-        users: [{ name: 'u', user: {} }],
-        contexts: [{ name: 'hub', context: { cluster: 'hub', user: 'u' } }],
-        'current-context': 'hub',
-      }),
-    );
+    const file = writeKubeconfig(path.join(dir, 'kubeconfig'), {
+      clusters: [{ name: 'hub', cluster: { server: 'https://127.0.0.1:1' } }],
+      users: [{ name: 'u', user: {} }],
+      contexts: [{ name: 'hub', context: { cluster: 'hub', user: 'u' } }],
+      'current-context': 'hub',
+    });
     const e = await copyMemberToken({
       plan: planOf(minimalModel()),
       member: 'east',

@@ -1,10 +1,10 @@
 /**
- * The reconciler benchmark (`npm run bench:reconciler`), on real API servers (test/kube): for each
- * shape MEMBERSxSERVICES/EXPORTERS, a leader control plane with the compiled bundle, the reconciler
- * as the image runs it (`node dist/lib/cli/main.js reconcile`, built first with `npm run build:js`,
- * with the Deployment's NODE_OPTIONS) under its own ServiceAccount, and members writing what
- * Antrea's member writes (test/e2e/member.ts). Service i is exported by EXPORTERS of the members
- * (m(i), m(i+1), ...), as the model's exportedFrom says.
+ * The reconciler benchmark (`npm run bench:reconciler`), on real API servers (test/kube): for each shape
+ * MEMBERSxSERVICES/EXPORTERS, a leader control plane with the compiled bundle, the reconciler as the image
+ * runs it (`node dist/lib/cli/main.js reconcile`, built first with `npm run build:js`, with the Deployment's
+ * NODE_OPTIONS) under its own ServiceAccount, and members writing what Antrea's member writes
+ * (test/parties/antrea-member/in-leader.ts). Service i is exported by EXPORTERS of the members (m(i), m(i+1),
+ * ...), as the model's exportedFrom says.
  *
  * - idle: the reconciler leading, its caches synced, nothing exported yet;
  * - burst: every member writes all of its exports at once (each member with --member-workers
@@ -42,7 +42,7 @@ import { cluster, service, type ModelDraft } from '../../test/helpers/models';
 import { stopAll } from '../../test/kube/cluster';
 import { eventually, sleep } from '../../test/kube/wait';
 import { setUpClusterSet, type ClusterSetFixture } from '../../test/e2e/fixture';
-import { SimulatedMember } from '../../test/e2e/member';
+import { SimulatedMember } from '../../test/parties/antrea-member/in-leader';
 import { startReconciler } from '../../test/e2e/reconciler-process';
 import { BURST, DEFAULT_SHAPES, exportersOf, memberIds, parseShape, type Shape } from './shapes';
 

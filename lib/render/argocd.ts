@@ -2,11 +2,11 @@
  * Argo CD delivery: a root Application (app-of-apps) and one Application per cluster bundle.
  *
  * The root Application, applied once by hand, syncs `<path>/argocd/apps`, where the per-cluster
- * Applications live; so a cluster added to the model gets its Application from git. Each per-cluster
- * Application syncs `<path>/clusters/<id>` into its cluster with server-side apply (as
- * test/kube/apply.ts does in the e2e tests), automated sync, and `ignoreDifferences` for what is
- * written at run time and must not show as drift: token Secret data, statuses, and fields of
- * ResourceImports that the reconciler owns.
+ * Applications live; so a cluster added to the model gets its Application from git. Each
+ * per-cluster Application syncs `<path>/clusters/<id>` into its cluster with server-side apply (as
+ * test/parties/argocd-apply.ts does in the e2e tests), automated sync, and `ignoreDifferences` for
+ * what is written at run time and must not show as drift: token Secret data, statuses, and fields
+ * of ResourceImports that the reconciler owns.
  *
  * Order: the root Application puts the leader's Application in sync wave 0 and the members' in
  * wave 1, so a member's ClusterSet is applied only after the leader has the member's identity,

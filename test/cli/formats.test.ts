@@ -4,23 +4,18 @@
  * diagnostics of synth and validate. Warnings: reported in every format (and the PR comment), exit 0
  * and files written; `--strict` makes them errors (exit 2, nothing written or compared).
  */
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { runBin, type Ran } from '../helpers/cli';
 import { annotation } from '../../lib/cli/model';
 import { minimalModel } from '../helpers/models';
 
-const root = path.resolve(__dirname, '..', '..');
-const bin = path.join(root, 'bin', 'clusterset');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-formats-'));
 
-function cli(...args: string[]): { status: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd: dir, encoding: 'utf8' });
-  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = (...args: string[]): Ran => runBin(args, { cwd: dir });
 
 const good = minimalModel();
 const bad = minimalModel();

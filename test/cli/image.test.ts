@@ -12,6 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { runSources } from '../helpers/cli';
 import {
   DEFAULT_IMAGE_BASE,
   DEFAULT_IMAGE_RUNTIME,
@@ -27,7 +28,6 @@ import { RECONCILER_UID } from '../../lib/render/reconciler';
 import pkg from '../../package.json';
 
 const root = path.resolve(__dirname, '..', '..');
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
 const cli = path.join(root, 'lib', 'cli', 'main.ts');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-image-'));
 
@@ -179,10 +179,7 @@ test('fails GIVEN a tag with a digest, or an invalid one WHEN image build runs T
     [`registry.example.com/clusterset@sha256:${'a'.repeat(64)}`, /holds a digest/],
     ['Registry.example.com/Clusterset:0.1.0', /is not a valid image reference/],
   ] as const) {
-    const r = spawnSync(tsx, [cli, 'image', 'build', '--tag', tag, '--dry-run'], {
-      cwd: root,
-      encoding: 'utf8',
-    });
+    const r = runSources(['image', 'build', '--tag', tag, '--dry-run']);
     assert.is(r.status, 2, r.stderr);
     assert.is(r.stdout, '');
     assert.match(r.stderr, /^clusterset: image build: --tag /);

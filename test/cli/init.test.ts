@@ -13,6 +13,7 @@ import { MODEL_FILE, WORKFLOW_FILE, mergePackageJson, packageNameFrom, scaffold 
 import { installSource, specFromRecord, sshUrl } from '../../lib/install-source';
 import { DEFAULT_ANTREA_VERSION } from '../../lib/names';
 import { loadYaml } from '../../lib/yaml';
+import { FLEET_SCAFFOLD } from '../helpers/models';
 
 const root = path.resolve(__dirname, '..', '..');
 const bin = path.join(root, 'bin', 'clusterset');
@@ -432,14 +433,7 @@ test('sshUrl() rewrites scp-like remotes only', () => {
 });
 
 test("GIVEN the README scaffold() writes WHEN it says how to change clusterset's version THEN it gives a tarball (or a registry version), as docs/installing.md does, never a git URL; and every `npm run` script and `npx clusterset` command it suggests exists", () => {
-  const o = {
-    packageName: 'fleet',
-    clusterSetId: 'fleet',
-    repoURL: 'ssh://git@github.com/acme/fleet.git',
-    branch: 'main',
-    clustersetSpec: 'file:vendor/clusterset-0.1.0.tgz',
-  };
-  const files = scaffold(o);
+  const files = scaffold(FLEET_SCAFFOLD);
   const readme = files.get('README.md')!;
   const oneLine = (text: string): string => text.replace(/\s+/g, ' ');
   assert.not.match(oneLine(readme), 'tarball or git URL');

@@ -9,46 +9,34 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { runBin, type Ran } from '../helpers/cli';
+import { writeKubeconfig } from '../helpers/kubeconfig';
 
 const root = path.resolve(__dirname, '..', '..');
-const bin = path.join(root, 'bin', 'clusterset');
 const CMD = 'restart-member-controller';
 const SUM = 'clusterset/tiers-checksum=' + 'a'.repeat(64);
 
-function run(
-  args: string[],
-  env: NodeJS.ProcessEnv = {},
-): { status: number; stdout: string; stderr: string } {
+function run(args: string[], env: NodeJS.ProcessEnv = {}): Ran {
   const base = { ...process.env };
   // Never the in-cluster credentials of a CI Pod, never the developer's kubeconfig.
   delete base.KUBERNETES_SERVICE_HOST;
-  const r = spawnSync(process.execPath, [bin, ...args], {
-    cwd: root,
-    encoding: 'utf8',
+  return runBin(args, {
     env: { ...base, KUBECONFIG: path.join(os.tmpdir(), 'clusterset-no-such-kubeconfig'), ...env },
     timeout: 60_000,
   });
-  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** A kubeconfig whose one context points at a closed port. */
 function kubeconfig(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterset-restart-cli-'));
-  const file = path.join(dir, 'kubeconfig');
-  fs.writeFileSync(
-    file,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [
-        { name: 'east', cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true } },
-      ],
-      users: [{ name: 'u', user: { token: 'not-a-token' } }],
-      contexts: [{ name: 'east', context: { cluster: 'east', user: 'u' } }],
-      'current-context': 'east',
-    }),
-  );
-  return file;
+  return writeKubeconfig(path.join(dir, 'kubeconfig'), {
+    clusters: [
+      { name: 'east', cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true } },
+    ],
+    users: [{ name: 'u', user: { token: 'not-a-token' } }],
+    contexts: [{ name: 'east', context: { cluster: 'east', user: 'u' } }],
+    'current-context': 'east',
+  });
 }
 
 test('fails GIVEN no --annotation WHEN run THEN the command help and the missing flag, exit 2, nothing read', () => {

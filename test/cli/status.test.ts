@@ -4,46 +4,31 @@
  * fix, no stack trace); clusters that refuse connections or have no context are reported one by one
  * (exit 1), every cluster still in the report; `explain --status-rbac` prints the read-only identity.
  */
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { runBin, type Ran } from '../helpers/cli';
+import { writeKubeconfig } from '../helpers/kubeconfig';
 import type { StatusReport } from '../../lib/status/report/types';
 import { loadYaml } from '../../lib/yaml';
 
-const root = path.resolve(__dirname, '..', '..');
-const bin = path.join(root, 'bin', 'clusterset');
-
-function run(
-  args: string[],
-  env: NodeJS.ProcessEnv = process.env,
-): { status: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8', env });
-  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
+const run = (args: string[], env: NodeJS.ProcessEnv = process.env): Ran => runBin(args, { env });
 
 /** A kubeconfig whose contexts `hub` and `east` point at a closed port; no other context. */
 function kubeconfig(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'clusterset-status-cli-'));
-  const file = path.join(dir, 'kubeconfig');
   const ids = ['hub', 'east'];
-  fs.writeFileSync(
-    file,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: ids.map((id) => ({
-        name: id,
-        cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true },
-      })),
-      users: [{ name: 'u', user: { token: 'not-a-token' } }],
-      contexts: ids.map((id) => ({ name: id, context: { cluster: id, user: 'u' } })),
-      'current-context': 'hub',
-    }),
-  );
-  return file;
+  return writeKubeconfig(path.join(dir, 'kubeconfig'), {
+    clusters: ids.map((id) => ({
+      name: id,
+      cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true },
+    })),
+    users: [{ name: 'u', user: { token: 'not-a-token' } }],
+    contexts: ids.map((id) => ({ name: id, context: { cluster: id, user: 'u' } })),
+    'current-context': 'hub',
+  });
 }
 
 test('fails GIVEN --context-for naming no cluster of the model WHEN run THEN exit 2 naming the clusters', () => {

@@ -2,22 +2,17 @@
  * The CLI end to end, as a user runs it: synth, synth --check, validate, on real files in a
  * temporary directory.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { runSources, type Ran } from '../helpers/cli';
 import { loadYaml } from '../../lib/yaml';
 
 const root = path.resolve(__dirname, '..', '..');
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
-const cli = path.join(root, 'lib', 'cli', 'main.ts');
-
-function run(args: string[], cwd: string): { status: number; stdout: string; stderr: string } {
-  const r = spawnSync(tsx, [cli, ...args], { cwd, encoding: 'utf8' });
-  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
+const run = (args: string[], cwd: string): Ran => runSources(args, { cwd });
 
 function snapshot(dir: string): Map<string, string> {
   const out = new Map<string, string>();

@@ -15,6 +15,7 @@ import * as path from 'node:path';
 import { test } from 'uvu';
 import { unknownFlags } from '../../lib/cli/main';
 import * as assert from 'uvu/assert';
+import { runSources, type Ran } from '../helpers/cli';
 import { DEFAULT_RECONCILER_IMAGE } from '../../lib/names';
 import pkg from '../../package.json';
 
@@ -22,14 +23,8 @@ const root = path.resolve(__dirname, '..', '..');
 const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
 const cli = path.join(root, 'lib', 'cli', 'main.ts');
 
-function run(
-  args: string[],
-  env: NodeJS.ProcessEnv = process.env,
-  cwd = root,
-): { status: number; stdout: string; stderr: string } {
-  const r = spawnSync(tsx, [cli, ...args], { cwd, encoding: 'utf8', env });
-  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
+const run = (args: string[], env: NodeJS.ProcessEnv = process.env, cwd = root): Ran =>
+  runSources(args, { env, cwd });
 
 test('fails GIVEN a mistyped command (synht) WHEN run THEN a two-line error suggests synth, no help, exit 2', () => {
   const r = run(['synht']);

@@ -55,12 +55,14 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import * as yaml from 'js-yaml';
-import type { Cluster, Response } from '../kube/cluster';
+import type { Cluster } from '../kube/cluster';
 import { freePorts, request } from '../kube/cluster';
-import { httpStatus } from '../kube/wait';
+import { expectStatus, type ObjectMeta } from '../kube/objects';
+import { eventually, httpStatus } from '../kube/wait';
 import type { Proc } from '../kube/proc';
 import { killGroupsSync, sleep, startProc, stopProcs, tail } from '../kube/proc';
 import { serviceAccountKubeconfig } from './identity';
+import { runBuildScript } from '../helpers/go-build';
 
 const ROOT = path.join(__dirname, '..', '..');
 const ARGOCD_MODULE = 'github.com/argoproj/argo-cd/v3';
@@ -135,15 +137,7 @@ export interface ArgoCD {
   stop(): Promise<void>;
 }
 
-type Obj = Record<string, unknown> & {
-  kind: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-  };
-};
+type Obj = Record<string, unknown> & { kind: string; metadata: ObjectMeta };
 
 interface Container {
   name: string;
@@ -182,20 +176,10 @@ interface Tools {
 let tools: Tools | undefined;
 
 function build(script: string): string {
-  let out: string;
-  try {
-    out = execFileSync('bash', [path.join(ROOT, script)], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-      maxBuffer: 16 << 20,
-    });
-  } catch (e) {
-    const status = (e as { status?: number }).status;
-    if (status === 127)
-      throw new Error(`Argo CD for the delivery tests: 'go' is not installed (${script} builds it once)`);
-    throw new Error(`${script} failed (exit ${String(status)}); see its output above`);
-  }
-  const bin = out.trim().split('\n').pop() ?? '';
+  const bin = runBuildScript(
+    script,
+    `Argo CD for the delivery tests: 'go' is not installed (${script} builds it once)`,
+  );
   if (!fs.existsSync(bin)) throw new Error(`${script} did not produce ${bin}`);
   return bin;
 }
@@ -262,43 +246,22 @@ function collectionPath(obj: Obj): string {
   return objectPath(obj).replace(/\/[^/]+$/, '');
 }
 
-function check(res: Response, what: string, ok: number[]): Response {
-  if (!ok.includes(res.status)) throw new Error(`${what}: HTTP ${res.status}: ${res.body.slice(0, 2000)}`);
-  return res;
-}
-
 async function ssa(c: Cluster, obj: Obj): Promise<void> {
   const url = `${objectPath(obj)}?fieldManager=${TEST_FIELD_MANAGER}&force=true`;
   const res = await request(c.admin, 'PATCH', url, obj, 'application/apply-patch+yaml');
-  check(res, `apply ${obj.kind} ${obj.metadata.name} to ${c.name}`, [200, 201]);
+  expectStatus(`apply ${obj.kind} ${obj.metadata.name} to ${c.name}`, res, 200, 201);
 }
 
 /** Creates obj unless it exists (what `create`, AlreadyExists ignored, does in Argo CD's code). */
 async function createIfAbsent(c: Cluster, obj: Obj): Promise<void> {
   const res = await request(c.admin, 'POST', collectionPath(obj), obj);
-  check(res, `create ${obj.kind} ${obj.metadata.name} in ${c.name}`, [201, 409]);
+  expectStatus(`create ${obj.kind} ${obj.metadata.name} in ${c.name}`, res, 201, 409);
 }
 
 async function get(c: Cluster, urlPath: string): Promise<Record<string, unknown> | undefined> {
   const res = await request(c.admin, 'GET', urlPath);
   if (res.status === 404) return undefined;
-  return check(res, `GET ${urlPath} from ${c.name}`, [200]).json as Record<string, unknown>;
-}
-
-async function until<T>(what: string, timeoutMs: number, fn: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms: ${what}${last ? ` (${String(last)})` : ''}`);
-    await sleep(250);
-  }
+  return expectStatus(`GET ${urlPath} from ${c.name}`, res, 200).json as Record<string, unknown>;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -330,12 +293,17 @@ async function install(
     const [crd] = readYaml(path.join(moduleDir, 'manifests', 'crds', file));
     if (!crd) throw new Error(`empty ${file}`);
     await ssa(mgmt, crd);
-    await until(`CRD ${crd.metadata.name} Established in ${mgmt.name}`, 30_000, async () => {
-      const got = await get(mgmt, objectPath(crd));
-      const conds = ((got?.status as { conditions?: { type: string; status: string }[] } | undefined)
-        ?.conditions ?? []) as { type: string; status: string }[];
-      return conds.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
-    });
+    await eventually(
+      `CRD ${crd.metadata.name} Established in ${mgmt.name}`,
+      async () => {
+        const got = await get(mgmt, objectPath(crd));
+        const conds = ((got?.status as { conditions?: { type: string; status: string }[] } | undefined)
+          ?.conditions ?? []) as { type: string; status: string }[];
+        return conds.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
+      },
+      30_000,
+      250,
+    );
   }
 
   // The release's ConfigMaps and Secret, ours added to argocd-cm and argocd-cmd-params-cm.
@@ -366,7 +334,7 @@ async function install(
       { data: { 'server.secretkey': Buffer.from(key).toString('base64') } },
       'application/merge-patch+json',
     );
-    check(res, 'argocd-secret server.secretkey', [200]);
+    expectStatus('argocd-secret server.secretkey', res, 200);
   }
   await createIfAbsent(mgmt, {
     apiVersion: 'v1',
@@ -717,7 +685,7 @@ export async function startArgoCD(mgmt: Cluster, opts: ArgoCDOptions = {}): Prom
         { metadata: { annotations: { [REFRESH_ANNOTATION]: hard ? 'hard' : 'normal' } } },
         'application/merge-patch+json',
       );
-      check(res, `refresh Application ${name}`, [200]);
+      expectStatus(`refresh Application ${name}`, res, 200);
     },
     waitApp: (name, want, timeoutMs = 120_000) => waitApp(mgmt, name, want, timeoutMs, logs),
     async restartController() {
@@ -829,8 +797,8 @@ async function registerCluster(
   const upsert = async (obj: Obj) => {
     const res = await request(cluster.admin, 'POST', collectionPath(obj), obj);
     if (res.status === 409)
-      check(await request(cluster.admin, 'PUT', objectPath(obj), obj), `update ${obj.kind}`, [200]);
-    else check(res, `create ${obj.kind} ${obj.metadata.name} in ${cluster.name}`, [201]);
+      expectStatus(`update ${obj.kind}`, await request(cluster.admin, 'PUT', objectPath(obj), obj), 200);
+    else expectStatus(`create ${obj.kind} ${obj.metadata.name} in ${cluster.name}`, res, 201);
   };
   // util/clusterauth InstallClusterManagerRBAC, no namespaces given: cluster-wide.
   await createIfAbsent(cluster, {
@@ -862,16 +830,21 @@ async function registerCluster(
     metadata: { name: tokenSecret, namespace: ns, annotations: { 'kubernetes.io/service-account.name': sa } },
     type: 'kubernetes.io/service-account-token',
   });
-  const token = await until(`token of ${ns}/${tokenSecret} in ${cluster.name}`, 30_000, async () => {
-    const s = await get(cluster, `/api/v1/namespaces/${ns}/secrets/${tokenSecret}`);
-    const t = (s?.data as Record<string, string> | undefined)?.token;
-    return t ? Buffer.from(t, 'base64').toString('utf8') : undefined;
-  });
+  const token = await eventually(
+    `token of ${ns}/${tokenSecret} in ${cluster.name}`,
+    async () => {
+      const s = await get(cluster, `/api/v1/namespaces/${ns}/secrets/${tokenSecret}`);
+      const t = (s?.data as Record<string, string> | undefined)?.token;
+      return t ? Buffer.from(t, 'base64').toString('utf8') : undefined;
+    },
+    30_000,
+    250,
+  );
   // The API server's cluster Create reads the server version with these credentials first.
-  check(
-    await request({ server: cluster.server, ca: cluster.caPem, token }, 'GET', '/version'),
+  expectStatus(
     'GET /version as argocd-manager',
-    [200],
+    await request({ server: cluster.server, ca: cluster.caPem, token }, 'GET', '/version'),
+    200,
   );
 
   // cmd/util NewCluster + util/db clusterToSecret. Go's json.Marshal of ClusterConfig: bearerToken,
@@ -895,6 +868,10 @@ async function registerCluster(
   };
   const res = await request(mgmt.admin, 'POST', collectionPath(secret), secret);
   if (res.status === 409)
-    check(await request(mgmt.admin, 'PUT', objectPath(secret), secret), 'update the cluster Secret', [200]);
-  else check(res, `create the cluster Secret for ${cluster.name}`, [201]);
+    expectStatus(
+      'update the cluster Secret',
+      await request(mgmt.admin, 'PUT', objectPath(secret), secret),
+      200,
+    );
+  else expectStatus(`create the cluster Secret for ${cluster.name}`, res, 201);
 }

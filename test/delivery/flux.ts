@@ -25,7 +25,7 @@
 // second or two once the runner is gone, even after SIGKILL; and startFlux() reaps what an earlier
 // runner's watchdog could not (its directory under the system temp dir, `clusterset-flux-*`).
 
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -34,11 +34,22 @@ import type { Cluster } from '../kube/cluster';
 import { freePorts, request } from '../kube/cluster';
 import { httpStatus } from '../kube/wait';
 import type { Proc } from '../kube/proc';
-import { alive, killGroup, killGroupsSync, removeDir, sleep, startProc, stopProcs, tail } from '../kube/proc';
+import {
+  alive,
+  killGroup,
+  killGroupsSync,
+  removeDir,
+  sleep,
+  startProc,
+  startTime,
+  stopProcs,
+  tail,
+} from '../kube/proc';
+import { runBuildScript } from '../helpers/go-build';
+import { tokenKubeconfig } from '../helpers/kubeconfig';
 import { serviceAccountKubeconfig } from './identity';
 
 const ROOT = path.join(__dirname, '..', '..');
-const BUILD_SCRIPT = path.join(ROOT, 'test', 'flux', 'build.sh');
 const TMP_PREFIX = 'clusterset-flux-';
 /** Field manager of what the harness (not Flux) applies. */
 export const TEST_FIELD_MANAGER = 'clusterset-test';
@@ -129,20 +140,10 @@ let cachedBuild: FluxBuild | undefined;
 /** Builds (or reuses) the controllers through test/flux/build.sh. */
 export function fluxBinaries(): FluxBuild {
   if (cachedBuild) return cachedBuild;
-  let out: string;
-  try {
-    out = execFileSync('bash', [BUILD_SCRIPT], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-      maxBuffer: 16 << 20,
-    });
-  } catch (e) {
-    const status = (e as { status?: number }).status;
-    if (status === 127)
-      throw new Error("Cannot run Flux: 'go' is not installed (test/flux/build.sh builds the controllers)");
-    throw new Error(`test/flux/build.sh failed (exit ${String(status)}); see its output above`);
-  }
-  const dir = out.trim().split('\n').pop() ?? '';
+  const dir = runBuildScript(
+    'test/flux/build.sh',
+    "Cannot run Flux: 'go' is not installed (test/flux/build.sh builds the controllers)",
+  );
   const crdDir = path.join(dir, 'crds');
   const versions = Object.fromEntries(
     fs
@@ -268,16 +269,6 @@ async function installCrds(mgmt: Cluster, files: string[], timeoutMs: number): P
 
 // ---------------------------------------------------------------------------------------------------
 // Processes: ports, cleanup
-
-/** The start time of a process (field 22 of /proc/<pid>/stat), to tell it from a reused pid. */
-function startTime(pid: number): string | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
-}
 
 /** Kills the controllers once the runner is gone, even after SIGKILL (see the script). */
 const WATCHDOG = path.join(ROOT, 'test', 'flux', 'watchdog.sh');
@@ -662,18 +653,6 @@ export async function applierKubeconfig(cluster: Cluster): Promise<string> {
       throw new Error(`${cluster.name}: the token controller did not fill kube-system/${APPLIER}-token`);
     else await sleep(100);
   }
-  const kubeconfig = {
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [
-      {
-        name: cluster.name,
-        cluster: { server: cluster.server, 'certificate-authority-data': cluster.caData },
-      },
-    ],
-    users: [{ name: APPLIER, user: { token } }],
-    contexts: [{ name: cluster.name, context: { cluster: cluster.name, user: APPLIER } }],
-    'current-context': cluster.name,
-  };
+  const kubeconfig = tokenKubeconfig(cluster, APPLIER, token, { context: cluster.name });
   return JSON.stringify(kubeconfig, null, 2) + '\n';
 }

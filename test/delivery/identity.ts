@@ -10,14 +10,11 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Cluster, Response } from '../kube/cluster';
+import type { Cluster } from '../kube/cluster';
 import { request } from '../kube/cluster';
+import { expectStatus } from '../kube/objects';
 import { eventually } from '../kube/wait';
-
-function check(r: Response, what: string, codes: number[]): Response {
-  if (!codes.includes(r.status)) throw new Error(`${what}: HTTP ${r.status} ${r.body.slice(0, 300)}`);
-  return r;
-}
+import { tokenKubeconfig } from '../helpers/kubeconfig';
 
 /**
  * Makes ServiceAccount `namespace/name` in `mgmt` with ClusterRoleBinding `<name>` to `clusterRole`
@@ -36,13 +33,13 @@ export async function serviceAccountKubeconfig(
     kind: 'Namespace',
     metadata: { name: namespace },
   });
-  check(ns, `namespace ${namespace}`, [201, 409]);
+  expectStatus(`namespace ${namespace}`, ns, 201, 409);
   const sa = await request(mgmt.admin, 'POST', `/api/v1/namespaces/${namespace}/serviceaccounts`, {
     apiVersion: 'v1',
     kind: 'ServiceAccount',
     metadata: { name, namespace },
   });
-  check(sa, `ServiceAccount ${namespace}/${name}`, [201, 409]);
+  expectStatus(`ServiceAccount ${namespace}/${name}`, sa, 201, 409);
   const crb = await request(mgmt.admin, 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRoleBinding',
@@ -50,7 +47,7 @@ export async function serviceAccountKubeconfig(
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterRole },
     subjects: [{ kind: 'ServiceAccount', name, namespace }],
   });
-  check(crb, `ClusterRoleBinding ${name}`, [201, 409]);
+  expectStatus(`ClusterRoleBinding ${name}`, crb, 201, 409);
   const secret = `${name}-token`;
   const s = await request(mgmt.admin, 'POST', `/api/v1/namespaces/${namespace}/secrets`, {
     apiVersion: 'v1',
@@ -58,7 +55,7 @@ export async function serviceAccountKubeconfig(
     type: 'kubernetes.io/service-account-token',
     metadata: { name: secret, namespace, annotations: { 'kubernetes.io/service-account.name': name } },
   });
-  check(s, `Secret ${namespace}/${secret}`, [201, 409]);
+  expectStatus(`Secret ${namespace}/${secret}`, s, 201, 409);
   const token = await eventually(`the token of ${namespace}/${name}`, async () => {
     const r = await request(mgmt.admin, 'GET', `/api/v1/namespaces/${namespace}/secrets/${secret}`);
     const data = (r.json as { data?: Record<string, string> } | undefined)?.data;
@@ -66,19 +63,6 @@ export async function serviceAccountKubeconfig(
   });
   const file = path.join(dir, `${name}.kubeconfig`);
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(
-    file,
-    JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [
-        { name: mgmt.name, cluster: { server: mgmt.server, 'certificate-authority-data': mgmt.caData } },
-      ],
-      users: [{ name, user: { token } }],
-      contexts: [{ name, context: { cluster: mgmt.name, user: name, namespace } }],
-      'current-context': name,
-    }),
-    { mode: 0o600 },
-  );
+  fs.writeFileSync(file, JSON.stringify(tokenKubeconfig(mgmt, name, token, { namespace })), { mode: 0o600 });
   return file;
 }

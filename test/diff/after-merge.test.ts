@@ -7,12 +7,12 @@
  * objects with a cascade (Argo CD's resources finalizer removed first, Flux's prune turned off
  * first); the scaffold's own "For Flux instead" edit gets that block from the CLI.
  */
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { runSources } from '../helpers/cli';
 import { compile } from '../../lib/compile';
 import { diffTrees, formatMarkdown, impact } from '../../lib/diff';
 import type { AfterMerge } from '../../lib/diff/after-merge';
@@ -676,15 +676,7 @@ test("GIVEN the scaffold's starter model WHEN switched to Flux as its comment sa
     path.join(dir, 'switched.ts'),
     model.replace('flux: { enabled: false },', 'argocd: { enabled: false },\n    flux: {},'),
   );
-  const run = (...args: string[]) =>
-    spawnSync(
-      path.join(root, 'node_modules', '.bin', 'tsx'),
-      [path.join(root, 'lib', 'cli', 'main.ts'), ...args],
-      {
-        cwd: dir,
-        encoding: 'utf8',
-      },
-    );
+  const run = (...args: string[]) => runSources(args, { cwd: dir });
   const synth = run('synth', MODEL_FILE);
   assert.is(synth.status, 0, synth.stderr);
   const diff = run('diff', 'switched.ts', '--format', 'markdown');

@@ -3,21 +3,16 @@
  * repository whose project sits in a subfolder (so out/ is not at the repository top), with the
  * example synthesized and committed, then the model edited.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { runSources, type Ran } from '../helpers/cli';
 
 const root = path.resolve(__dirname, '..', '..');
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
-const cli = path.join(root, 'lib', 'cli', 'main.ts');
-
-function run(args: string[], cwd: string): { status: number; stdout: string; stderr: string } {
-  const r = spawnSync(tsx, [cli, ...args], { cwd, encoding: 'utf8' });
-  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
+const run = (args: string[], cwd: string): Ran => runSources(args, { cwd });
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {

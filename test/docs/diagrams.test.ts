@@ -12,22 +12,15 @@ import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { listPages, mermaidFence } from '../../scripts/docs/site';
+import { vitepressRenderer } from '../helpers/docs';
 import { mermaidBlocks, parseMermaid } from '../helpers/mermaid';
 
 const root = path.resolve(__dirname, '..', '..');
 const docs = path.join(root, 'docs');
 const read = (rel: string): string => fs.readFileSync(path.join(root, rel), 'utf8');
 
-type Renderer = { render(src: string, env: object): string };
-
 test('GIVEN a mermaid block and a sh block WHEN rendered THEN the first is a <Mermaid> component, the second code', async () => {
-  const { createMarkdownRenderer, disposeMdItInstance } = await import('vitepress');
-  disposeMdItInstance();
-  const md = (await createMarkdownRenderer(docs, {
-    config: (m) => {
-      m.use(mermaidFence as unknown as Parameters<typeof m.use>[0]);
-    },
-  })) as unknown as Renderer;
+  const md = await vitepressRenderer(docs, mermaidFence);
   const source = 'flowchart LR\n  a["<b>x</b> {{ y }}"] --> b\n';
   const html = md.render(`# P\n\n\`\`\`mermaid\n${source}\`\`\`\n\n\`\`\`sh\necho hi\n\`\`\`\n`, {});
   const m = /<Mermaid code="([^"]*)" \/>/.exec(html);

@@ -8,23 +8,16 @@
  * paragraph of several statuses becomes a list on the CLI reference page (`exitBlock`).
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { exitBlock } from '../../scripts/docs/cli-reference';
 import { exampleRows, examplesPage, outputFolders, rewriteLinks } from '../../scripts/docs/examples-page';
+import { tempRepo } from '../helpers/docs';
 
 const root = path.resolve(__dirname, '..', '..');
 
-function repo(files: Record<string, string>): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-docs-examples-'));
-  for (const [rel, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    fs.writeFileSync(path.join(dir, rel), text);
-  }
-  return dir;
-}
+const repo = (files: Record<string, string>): string => tempRepo('cs-docs-examples-', files);
 
 const INDEX = [
   '# Examples',

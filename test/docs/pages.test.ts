@@ -15,6 +15,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { scaffold } from '../../lib/init';
 import { SIDEBAR, listPages, pageOfLink } from '../../scripts/docs/site';
+import { FLEET_SCAFFOLD } from '../helpers/models';
 
 const root = path.resolve(__dirname, '..', '..');
 const docs = path.join(root, 'docs');
@@ -54,18 +55,11 @@ test('GIVEN the README and Getting started THEN their Quick start commands are t
 });
 
 test('GIVEN the README, every page and the README init writes THEN no `git push` relies on an upstream: the Quick start creates the repository, which has none until `git push -u origin HEAD`', () => {
-  const o = {
-    packageName: 'fleet',
-    clusterSetId: 'fleet',
-    repoURL: 'ssh://git@github.com/acme/fleet.git',
-    branch: 'main',
-    clustersetSpec: 'file:vendor/clusterset-0.1.0.tgz',
-  };
   const texts: [string, string][] = [
     ['README.md', read('README.md')],
     ['CONTRIBUTING.md', read('CONTRIBUTING.md')],
     ...listPages(docs).map((p): [string, string] => [`docs/${p}`, read(`docs/${p}`)]),
-    ['the README init writes', scaffold(o).get('README.md') ?? ''],
+    ['the README init writes', scaffold(FLEET_SCAFFOLD).get('README.md') ?? ''],
   ];
   for (const [where, text] of texts)
     for (const m of text.matchAll(/\bgit push\b([^\n]*)/g)) {

@@ -12,17 +12,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  PARAGRAPH_WORD_LIMIT,
-  ParagraphChecker,
-  WALLS_TO_SPLIT,
-  listPages,
-  type MdLike,
-} from '../../scripts/docs/site';
+import { PARAGRAPH_WORD_LIMIT, ParagraphChecker, WALLS_TO_SPLIT, listPages } from '../../scripts/docs/site';
+import { vitepressRenderer } from '../helpers/docs';
 
 const root = path.resolve(__dirname, '..', '..');
-
-type Renderer = { render(src: string, env: object): string };
 
 /** `n` words: `w1 w2 …`. */
 const words = (n: number, prefix = 'w'): string =>
@@ -30,14 +23,8 @@ const words = (n: number, prefix = 'w'): string =>
 
 /** Renders each `files` entry (relative to `dir`) through VitePress's renderer with `checker`. */
 async function render(dir: string, files: Record<string, string>, checker: ParagraphChecker): Promise<void> {
-  const { createMarkdownRenderer, disposeMdItInstance } = await import('vitepress');
-  disposeMdItInstance(); // VitePress keeps one renderer: the one with this test's checker, please
   const srcDir = path.join(dir, 'docs');
-  const md = (await createMarkdownRenderer(srcDir, {
-    config: (m) => {
-      m.use(checker.plugin as unknown as (m: MdLike) => void);
-    },
-  })) as unknown as Renderer;
+  const md = await vitepressRenderer(srcDir, checker.plugin);
   for (const [rel, text] of Object.entries(files)) {
     const file = path.join(dir, rel);
     fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -144,13 +131,7 @@ test('GIVEN the committed docs/ THEN no paragraph is over the limit but the allo
   const files = Object.fromEntries(
     listPages(srcDir).map((p) => [`docs/${p}`, fs.readFileSync(path.join(srcDir, p), 'utf8')]),
   );
-  const { createMarkdownRenderer, disposeMdItInstance } = await import('vitepress');
-  disposeMdItInstance();
-  const md = (await createMarkdownRenderer(srcDir, {
-    config: (m) => {
-      m.use(checker.plugin as unknown as (m: MdLike) => void);
-    },
-  })) as unknown as Renderer;
+  const md = await vitepressRenderer(srcDir, checker.plugin);
   for (const [rel, text] of Object.entries(files))
     md.render(text, {
       path: path.join(root, rel),

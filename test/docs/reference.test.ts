@@ -17,6 +17,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { runBin } from '../helpers/cli';
 import { recordCli, renderCliReference } from '../../scripts/docs/cli-reference';
 import { modelReference } from '../../scripts/docs/model-reference';
 
@@ -153,10 +154,7 @@ test('GIVEN the real CLI WHEN its --help is compared with the CLI reference THEN
   const page = fs.readFileSync(path.join(await generatedDir(), 'docs', 'reference', 'cli.md'), 'utf8');
   const bySection = sections(page);
   const help = (args: string[]): string => {
-    const r = spawnSync(process.execPath, [path.join(root, 'bin', 'clusterset'), ...args], {
-      cwd: root,
-      encoding: 'utf8',
-    });
+    const r = runBin(args);
     assert.is(r.status, 0, r.stderr);
     return r.stdout;
   };

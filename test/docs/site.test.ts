@@ -7,7 +7,6 @@
  * page of docs/ is in the sidebar, and the sidebar names no page that is missing.
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -18,34 +17,19 @@ import {
   pageOfLink,
   repositoryWebUrl,
   sidebarProblems,
-  type MdLike,
 } from '../../scripts/docs/site';
+import { tempRepo, vitepressRenderer } from '../helpers/docs';
 
 const root = path.resolve(__dirname, '..', '..');
 
-type Renderer = { render(src: string, env: object): string };
-
 /** A repository in a temporary directory: `docs/` with the pages given, and other files. */
-function repo(files: Record<string, string>): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-docs-'));
-  for (const [rel, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    fs.writeFileSync(path.join(dir, rel), text);
-  }
-  return dir;
-}
+const repo = (files: Record<string, string>): string => tempRepo('cs-docs-', files);
 
 /** Renders every `docs/*.md` of `dir` through VitePress's renderer with a checker; returns both. */
 async function check(dir: string): Promise<{ checker: LinkChecker; html: Map<string, string> }> {
-  const { createMarkdownRenderer, disposeMdItInstance } = await import('vitepress');
-  disposeMdItInstance(); // VitePress keeps one renderer: the one with this test's checker, please
   const srcDir = path.join(dir, 'docs');
   const checker = new LinkChecker(dir, srcDir, 'https://github.com/acme/site');
-  const md = (await createMarkdownRenderer(srcDir, {
-    config: (m) => {
-      m.use(checker.plugin as unknown as (m: MdLike) => void);
-    },
-  })) as unknown as Renderer;
+  const md = await vitepressRenderer(srcDir, checker.plugin);
   const html = new Map<string, string>();
   for (const f of fs.readdirSync(srcDir).filter((f) => f.endsWith('.md'))) {
     const file = path.join(srcDir, f);

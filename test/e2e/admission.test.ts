@@ -1,7 +1,8 @@
 // End-to-end: what the leader's member-writes admission policy and the member Role refuse, on a real
 // kube-apiserver with the members' real ServiceAccount tokens (issue 10, part 1). Every write Antrea's
-// ResourceExport webhook denies (antrea-mc.md §g, §h) is denied here too, with the webhook's words,
-// and the write Antrea's member really makes (member.ts: §c.1, §d, §f) is still admitted beside it.
+// ResourceExport webhook denies (antrea-mc.md §g, §h) is denied here too, with the webhook's words, and the
+// write Antrea's member really makes (parties/antrea-member/in-leader.ts: §c.1, §d, §f) is still admitted
+// beside it.
 //
 // The matrix rows are [what, request, expected status, expected message]; each forged write is the
 // member's legitimate one with one thing changed.
@@ -17,9 +18,10 @@ import {
 import { cluster, minimalModel, type ModelDraft } from '../helpers/models';
 import type { Response } from '../kube/cluster';
 import { request, stopAll } from '../kube/cluster';
+import { canI } from '../kube/objects';
 import { eventually } from '../kube/wait';
 import { setUpClusterSet, type ClusterSetFixture } from './fixture';
-import { SimulatedMember, type ClusterInfo } from './member';
+import { SimulatedMember, type ClusterInfo } from '../parties/antrea-member/in-leader';
 
 const MC = '/apis/multicluster.crd.antrea.io/v1alpha1/namespaces';
 
@@ -329,24 +331,10 @@ guards(
 );
 
 const access = (c: Ctx, token: string, verb: string, resource: string, subresource = '') =>
-  request(
+  canI(
     { server: c.f.leader.server, ca: c.f.leader.caPem, token },
-    'POST',
-    '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
-    {
-      apiVersion: 'authorization.k8s.io/v1',
-      kind: 'SelfSubjectAccessReview',
-      spec: {
-        resourceAttributes: {
-          namespace: c.f.ns,
-          verb,
-          group: 'multicluster.crd.antrea.io',
-          resource,
-          subresource,
-        },
-      },
-    },
-  ).then((r) => (r.json as { status?: { allowed?: boolean } }).status?.allowed === true);
+    { namespace: c.f.ns, verb, group: 'multicluster.crd.antrea.io', resource, subresource },
+  );
 
 guards(
   'GIVEN the member Role WHEN a member writes export or import status THEN RBAC refuses: Antrea’s member never writes either',

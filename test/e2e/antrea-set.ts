@@ -9,7 +9,7 @@
  *   `antrea-mc-webhook-service`, Deployment `antrea-mc-controller` (no Antrea image exists here: with
  *   no node in the leader its Pod stays Pending, as a leader whose controller went away; with
  *   `leaderRuns` the leader's node holds the played leader's image under Antrea's name, and its Pod
- *   runs the played leader, which waits for the test's start signal: antrea-leader-pod.ts), all
+ *   runs the played leader, which waits for the test's start signal: parties/antrea-leader/pod.ts), all
  *   labelled `app: antrea`, created one by one (antctl creates each object, field manager `antctl`);
  *   then `antctl mc init`'s leader ClusterSet;
  * - per member, its identity, the `antctl` way (`antctl mc create membertoken NAME --cluster-id ID`:
@@ -18,21 +18,21 @@
  *   (`member-<id>` and `member-<id>-token`, `kubectl apply`); the token is the one the leader's
  *   kube-controller-manager fills in;
  * - each member as Antrea's member manifest and `antctl mc join` leave it: member CRDs, the member
- *   controller's ConfigMap (stretched policy on) and Deployment, the token Secret copied into the member namespace under a
- *   per-member name (the `antctl` way: created by `join` with the antctl annotation; the `kubectl` way:
- *   `kubectl apply -f` of the file the user guide makes, so its last-applied annotation holds the
- *   token), then the member ClusterSet naming the leader, its server and that Secret;
- * - what Antrea's controllers wrote while they ran: each member's announce and exports with its own
- *   token (test/e2e/member.ts, §c.1), an admin's ACNP export as Antrea's mutating webhook completes
- *   it; Antrea's leader, with its ServiceAccount's token and field manager `antrea-mc-controller`,
- *   wrote the announce finalizers, the exports' status, every ResourceImport with Create then Update
- *   (no labels, annotations or finalizers; ServiceImport ports from the first exporter; Endpoints
- *   subsets concatenated; `status.clusterStatuses` only after an update), label identity IDs handed
- *   out as its allocator does (the smallest released first, else the next never used: here
- *   1, 2, 3... in the order the labels first arrived), the ConfigMap `antrea-mc-ca` and its
- *   ClusterSet's status; each member's controller wrote what it imports (Services `antrea-mc-*`,
- *   ServiceImports with their ClusterIP, Endpoints, the ACNP, ClusterInfoImports, LabelIdentities),
- *   its Gateway, its ServiceExports' `Valid` condition and its ClusterSet's status.
+ *   controller's ConfigMap (stretched policy on) and Deployment, the token Secret copied into the member
+ *   namespace under a per-member name (the `antctl` way: created by `join` with the antctl annotation; the
+ *   `kubectl` way: `kubectl apply -f` of the file the user guide makes, so its last-applied annotation holds
+ *   the token), then the member ClusterSet naming the leader, its server and that Secret;
+ * - what Antrea's controllers wrote while they ran: each member's announce and exports with its own token
+ *   (test/parties/antrea-member/in-leader.ts, §c.1), an admin's ACNP export as Antrea's mutating webhook
+ *   completes it; Antrea's leader, with its ServiceAccount's token and field manager `antrea-mc-controller`,
+ *   wrote the announce finalizers, the exports' status, every ResourceImport with Create then Update (no
+ *   labels, annotations or finalizers; ServiceImport ports from the first exporter; Endpoints subsets
+ *   concatenated; `status.clusterStatuses` only after an update), label identity IDs handed out as its
+ *   allocator does (the smallest released first, else the next never used: here 1, 2, 3... in the order the
+ *   labels first arrived), the ConfigMap `antrea-mc-ca` and its ClusterSet's status; each member's controller
+ *   wrote what it imports (Services `antrea-mc-*`, ServiceImports with their ClusterIP, Endpoints, the ACNP,
+ *   ClusterInfoImports, LabelIdentities), its Gateway, its ServiceExports' `Valid` condition and its
+ *   ClusterSet's status.
  * - last, Antrea's webhook configurations, with their exact names and labels and `failurePolicy:
  *   Fail`, in the leader (role leader) and in each member (role member). Registered last, and not in
  *   the order Antrea's install registers them, on purpose: with no Pod behind
@@ -42,70 +42,57 @@
  *   configurations exist. What the set looks like afterwards is the same: the objects, and webhooks
  *   failing closed.
  *
- * Nothing here runs afterwards: no controller refreshes the announces or reconciles anything.
+ * The parties' own acts are in test/parties/ (antctl.ts with antrea-manifests.ts, kubectl.ts,
+ * antrea-member/, antrea-leader/); this world puts them together, with the history of what Antrea's
+ * controllers wrote while they ran. Nothing here runs afterwards: no controller refreshes the
+ * announces or reconciles anything.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
   acnpImportName,
   announceFinalizer,
-  CLUSTER_ID_ANNOTATION,
   clusterInfoName,
   endpointsImportName,
   labelIdentityExportName,
   labelIdentityHash,
-  MEMBER_ROLE,
   RESOURCE_EXPORT_FINALIZER,
   serviceImportName,
 } from '../../lib/names';
-import { loadYaml } from '../../lib/yaml';
-import { memberClusterSetStatus, memberWrites, serviceExportStatus } from '../helpers/antrea-member-imports';
-import type { Auth, Cluster, Response } from '../kube/cluster';
+import type { Auth, Cluster } from '../kube/cluster';
 import { request, startClusters } from '../kube/cluster';
+import { create, expectStatus, get, pathOf, update } from '../kube/objects';
 import { eventually } from '../kube/wait';
 import {
-  ANTREA_DEFAULT_MEMBER_CONFIG,
-  antreaMemberConfigMap,
-  antreaMemberDeployment,
-  kubectlApply,
-} from './antrea-member';
-import { ANTREA_MEMBER_CRDS } from './crds';
-import { tokenFor } from './fixture';
-import { playedLeaderImage } from './antrea-leader-pod';
+  ANTCTL_MANAGER,
+  createCrds,
+  createMemberToken,
+  deployLeaderCluster,
+  initLeaderClusterSet,
+  joinMember,
+  playedIdentity,
+  type PlayedIdentity,
+} from '../parties/antctl';
+import {
+  ANTREA_MEMBER_CRDS,
+  leaderWebhooks,
+  memberWebhooks,
+  multiClusterConfig,
+} from '../parties/antrea-manifests';
+import { leaderClusterSetStatus } from '../parties/antrea-leader/player';
+import { playedLeaderImage } from '../parties/antrea-leader/pod';
+import { withClusterIp } from '../parties/antrea-member/import-sync';
+import { applyAntreaMemberManifest } from '../parties/antrea-member/install';
+import { memberClusterSetStatus, memberWrites, serviceExportStatus } from '../parties/antrea-member/imports';
+import { SimulatedMember, type ServicePort } from '../parties/antrea-member/in-leader';
 import { selfSigned } from './certs';
-import { SimulatedMember, type ServicePort } from './member';
+import { tokenFor } from './fixture';
 
-const ROOT = path.resolve(__dirname, '..', '..');
 type Obj = Record<string, unknown>;
 
-export const CREATED_BY_ANTCTL = 'multicluster.antrea.io/created-by-antctl';
-/** The field manager of what antctl creates (its client's user agent). */
-export const ANTCTL_MANAGER = 'antctl';
 /** The field manager of Antrea's controllers' writes (inference: their client's user agent). */
 export const ANTREA_MANAGER = 'antrea-mc-controller';
-export const LEADER_WEBHOOKS = {
-  mutating: 'antrea-multicluster-antrea-mc-mutating-webhook-configuration',
-  validating: 'antrea-multicluster-antrea-mc-validating-webhook-configuration',
-};
-export const MEMBER_WEBHOOKS = {
-  mutating: 'antrea-mc-mutating-webhook-configuration',
-  validating: 'antrea-mc-validating-webhook-configuration',
-};
-const LEADER_CRDS = [
-  'multicluster.crd.antrea.io_clustersets.yaml',
-  'multicluster.crd.antrea.io_memberclusterannounces.yaml',
-  'multicluster.crd.antrea.io_resourceexports.yaml',
-  'multicluster.crd.antrea.io_resourceimports.yaml',
-];
 const MC = 'multicluster.crd.antrea.io';
-
-/** The names of one member's identity, on the leader and (token Secret) on the member. */
-export interface PlayedIdentity {
-  readonly serviceAccount: string;
-  readonly roleBinding: string;
-  readonly tokenSecret: string;
-  readonly memberTokenSecret: string;
-}
 
 export interface AntreaSetOptions {
   /** Prefix of the control planes' names. */
@@ -131,7 +118,7 @@ export interface AntreaSetOptions {
   readonly nodes?: boolean;
   /**
    * Antrea's leader runs over the set: the leader gets a node (when `nodes` gives it none) holding the
-   * played leader's image (antrea-leader-pod.ts) under the name its Deployment names, so that its Pod
+   * played leader's image (parties/antrea-leader/pod.ts) under the name its Deployment names, so that its Pod
    * runs it under a real kubelet; it starts working once the test says start (PlayedAntreaLeader).
    * @default false
    */
@@ -166,386 +153,13 @@ export interface AntreaSet {
   readonly policy: string;
 }
 
-function ok(what: string, r: Response, ...codes: number[]): Response {
-  if (!codes.includes(r.status)) throw new Error(`${what}: HTTP ${r.status} ${r.body.slice(0, 400)}`);
-  return r;
-}
-
 const md = (o: Obj) => o.metadata as { name: string; namespace?: string; [k: string]: unknown };
 
-function collection(apiVersion: string, plural: string, namespace?: string): string {
-  const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
-  return namespace ? `${base}/namespaces/${namespace}/${plural}` : `${base}/${plural}`;
-}
-
-const PLURALS: Record<string, string> = {
-  Namespace: 'namespaces',
-  ServiceAccount: 'serviceaccounts',
-  Secret: 'secrets',
-  ConfigMap: 'configmaps',
-  Service: 'services',
-  Endpoints: 'endpoints',
-  Role: 'roles',
-  RoleBinding: 'rolebindings',
-  ClusterRole: 'clusterroles',
-  ClusterRoleBinding: 'clusterrolebindings',
-  Deployment: 'deployments',
-  CustomResourceDefinition: 'customresourcedefinitions',
-  ClusterSet: 'clustersets',
-  MemberClusterAnnounce: 'memberclusterannounces',
-  ResourceExport: 'resourceexports',
-  ResourceImport: 'resourceimports',
-  Gateway: 'gateways',
-  ClusterInfoImport: 'clusterinfoimports',
-  LabelIdentity: 'labelidentities',
-  ServiceExport: 'serviceexports',
-  ServiceImport: 'serviceimports',
-  ClusterNetworkPolicy: 'clusternetworkpolicies',
-  Tier: 'tiers',
-  ValidatingWebhookConfiguration: 'validatingwebhookconfigurations',
-  MutatingWebhookConfiguration: 'mutatingwebhookconfigurations',
-};
-
-function pathOf(o: Obj, name?: string): string {
-  const c = collection(String(o.apiVersion), PLURALS[String(o.kind)]!, md(o).namespace);
-  return name === undefined ? c : `${c}/${name}`;
-}
-
-/** Creates `o` as `manager` (Create, as Antrea's and antctl's clients do); returns the object. */
-async function create(auth: Auth, o: Obj, manager: string): Promise<Obj> {
-  const r = await request(auth, 'POST', `${pathOf(o)}?fieldManager=${manager}`, o);
-  return ok(`create ${String(o.kind)} ${md(o).name}`, r, 201).json as Obj;
-}
-
-/** Updates `o` (which carries its resourceVersion) as `manager`, or its status. */
-async function update(auth: Auth, o: Obj, manager: string, sub = ''): Promise<Obj> {
-  const r = await request(auth, 'PUT', `${pathOf(o, md(o).name)}${sub}?fieldManager=${manager}`, o);
-  return ok(`update ${String(o.kind)} ${md(o).name}${sub}`, r, 200).json as Obj;
-}
-
-async function get(auth: Auth, o: Obj): Promise<Obj> {
-  return ok(`get ${String(o.kind)} ${md(o).name}`, await request(auth, 'GET', pathOf(o, md(o).name)), 200)
-    .json as Obj;
-}
-
 const rfc3339 = (d = new Date()) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-const ANTREA = { app: 'antrea' };
 
 /** A self-signed CA in `dir` (what Antrea's CA controller would generate): the PEM. */
 function selfSignedCa(dir: string): string {
   return selfSigned(dir, 'ca', 'antrea-mc-controller-ca', 365).cert;
-}
-
-async function installCrdsCreated(
-  cluster: Cluster,
-  files: readonly string[],
-  manager: string,
-): Promise<void> {
-  for (const file of files) {
-    const obj = loadYaml(fs.readFileSync(path.join(ROOT, 'crds', file), 'utf8')) as Obj;
-    await create(cluster.admin, obj, manager);
-  }
-  for (const file of files) {
-    const obj = loadYaml(fs.readFileSync(path.join(ROOT, 'crds', file), 'utf8')) as Obj;
-    await eventually(`CRD ${md(obj).name} established`, async () => {
-      const live = await get(cluster.admin, obj);
-      const conds = ((live.status as Obj | undefined)?.conditions ?? []) as {
-        type: string;
-        status: string;
-      }[];
-      return conds.some((c) => c.type === 'Established' && c.status === 'True') ? true : undefined;
-    });
-  }
-}
-
-/** The leader's MultiClusterConfig (leader side: stretched policy decides label identities, §i). */
-const LEADER_CONFIG = [
-  'apiVersion: multicluster.crd.antrea.io/v1alpha1',
-  'kind: MultiClusterConfig',
-  'health:',
-  '  healthProbeBindAddress: :8080',
-  'metrics:',
-  '  bindAddress: "0"',
-  'webhook:',
-  '  port: 9443',
-  'leaderElection:',
-  '  leaderElect: false',
-  'enableStretchedNetworkPolicy: true',
-  '',
-].join('\n');
-
-const CONTROLLER_LABELS = { app: 'antrea', 'control-plane': 'antrea-mc-controller' };
-
-/** What `antctl mc deploy leadercluster` creates (YAMLS/antrea-multicluster-leader.yml), in order. */
-function leaderInstall(ns: string): Obj[] {
-  const rbac = 'rbac.authorization.k8s.io/v1';
-  const mcResources = ['clustersets', 'memberclusterannounces', 'resourceexports', 'resourceimports'];
-  const all = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
-  return [
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: ANTREA } },
-    {
-      apiVersion: 'v1',
-      kind: 'ServiceAccount',
-      metadata: { name: 'antrea-mc-controller', namespace: ns, labels: ANTREA },
-    },
-    {
-      apiVersion: rbac,
-      kind: 'Role',
-      metadata: { name: 'antrea-mc-controller-role', namespace: ns, labels: ANTREA },
-      rules: [
-        { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['get', 'list'] },
-        {
-          apiGroups: [''],
-          resources: ['configmaps'],
-          verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
-        },
-        { apiGroups: [MC], resources: ['clusterclaims'], verbs: ['get', 'list', 'watch'] },
-        { apiGroups: [MC], resources: mcResources, verbs: all },
-        { apiGroups: [MC], resources: mcResources.map((r) => `${r}/finalizers`), verbs: ['update'] },
-        {
-          apiGroups: [MC],
-          resources: mcResources.map((r) => `${r}/status`),
-          verbs: ['get', 'patch', 'update'],
-        },
-      ],
-    },
-    {
-      apiVersion: rbac,
-      kind: 'RoleBinding',
-      metadata: { name: 'antrea-mc-controller-rolebinding', namespace: ns, labels: ANTREA },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'antrea-mc-controller-role' },
-      subjects: [{ kind: 'ServiceAccount', name: 'antrea-mc-controller', namespace: ns }],
-    },
-    {
-      apiVersion: rbac,
-      kind: 'Role',
-      metadata: { name: MEMBER_ROLE, namespace: ns, labels: ANTREA },
-      rules: [
-        { apiGroups: [''], resources: ['events'], verbs: ['create'] },
-        { apiGroups: [MC], resources: ['memberclusterannounces'], verbs: all },
-        { apiGroups: [MC], resources: ['memberclusterannounces/status'], verbs: ['get'] },
-        { apiGroups: [MC], resources: ['resourceexports'], verbs: all },
-        { apiGroups: [MC], resources: ['resourceexports/status'], verbs: ['get', 'patch', 'update'] },
-        { apiGroups: [MC], resources: ['resourceimports'], verbs: ['get', 'list', 'watch'] },
-        { apiGroups: [MC], resources: ['resourceimports/status'], verbs: ['get', 'patch', 'update'] },
-      ],
-    },
-    {
-      apiVersion: rbac,
-      kind: 'ClusterRole',
-      metadata: { name: 'antrea-multicluster-antrea-mc-controller-webhook-role', labels: ANTREA },
-      rules: [
-        {
-          apiGroups: ['admissionregistration.k8s.io'],
-          resources: ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations'],
-          verbs: ['list', 'update'],
-        },
-      ],
-    },
-    {
-      apiVersion: rbac,
-      kind: 'ClusterRoleBinding',
-      metadata: { name: 'antrea-multicluster-antrea-mc-controller-webhook-rolebinding', labels: ANTREA },
-      roleRef: {
-        apiGroup: 'rbac.authorization.k8s.io',
-        kind: 'ClusterRole',
-        name: 'antrea-multicluster-antrea-mc-controller-webhook-role',
-      },
-      subjects: [{ kind: 'ServiceAccount', name: 'antrea-mc-controller', namespace: ns }],
-    },
-    {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: 'antrea-mc-controller-config', namespace: ns, labels: ANTREA },
-      data: { 'controller_manager_config.yaml': LEADER_CONFIG },
-    },
-    {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { name: 'antrea-mc-webhook-service', namespace: ns, labels: ANTREA },
-      spec: { ports: [{ port: 443, protocol: 'TCP', targetPort: 9443 }], selector: CONTROLLER_LABELS },
-    },
-    {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'antrea-mc-controller', namespace: ns, labels: CONTROLLER_LABELS },
-      spec: {
-        replicas: 1,
-        selector: { matchLabels: CONTROLLER_LABELS },
-        template: {
-          metadata: { labels: CONTROLLER_LABELS },
-          spec: {
-            serviceAccountName: 'antrea-mc-controller',
-            terminationGracePeriodSeconds: 10,
-            containers: [
-              {
-                name: 'antrea-mc-controller',
-                image: 'antrea/antrea-mc-controller:v2.7.0',
-                command: ['/antrea-mc-controller', 'leader'],
-                args: ['--config=/controller_manager_config.yaml'],
-                volumeMounts: [
-                  {
-                    name: 'antrea-mc-controller-config',
-                    mountPath: '/controller_manager_config.yaml',
-                    subPath: 'controller_manager_config.yaml',
-                  },
-                ],
-              },
-            ],
-            volumes: [
-              { name: 'antrea-mc-controller-config', configMap: { name: 'antrea-mc-controller-config' } },
-            ],
-          },
-        },
-      },
-    },
-  ];
-}
-
-function webhook(
-  name: string,
-  ns: string,
-  path: string,
-  apiVersion: 'v1alpha1' | 'v1alpha2',
-  resource: string,
-  operations: string[],
-  caBundle: string,
-  nsSelector: string,
-): Obj {
-  return {
-    name,
-    admissionReviewVersions: ['v1', 'v1beta1'],
-    clientConfig: {
-      caBundle: Buffer.from(caBundle).toString('base64'),
-      service: { name: 'antrea-mc-webhook-service', namespace: ns, path },
-    },
-    failurePolicy: 'Fail',
-    namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': nsSelector } },
-    rules: [{ apiGroups: [MC], apiVersions: [apiVersion], operations, resources: [resource] }],
-    sideEffects: 'None',
-  };
-}
-
-/** The leader's two webhook configurations (§e, §i): labels, names, failurePolicy Fail. */
-export function leaderWebhooks(ns: string, ca: string): Obj[] {
-  const labels = { app: 'antrea', role: 'leader', 'served-by': 'antrea-mc-controller', 'served-in': ns };
-  const cud = ['CREATE', 'UPDATE', 'DELETE'];
-  return [
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'MutatingWebhookConfiguration',
-      metadata: { name: LEADER_WEBHOOKS.mutating, labels },
-      webhooks: [
-        webhook(
-          'mresourceexport.kb.io',
-          ns,
-          '/mutate-multicluster-crd-antrea-io-v1alpha1-resourceexport',
-          'v1alpha1',
-          'resourceexports',
-          ['CREATE', 'UPDATE'],
-          ca,
-          ns,
-        ),
-      ],
-    },
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingWebhookConfiguration',
-      metadata: { name: LEADER_WEBHOOKS.validating, labels },
-      webhooks: [
-        webhook(
-          'vclusterset.kb.io',
-          ns,
-          '/validate-multicluster-crd-antrea-io-v1alpha2-clusterset',
-          'v1alpha2',
-          'clustersets',
-          cud,
-          ca,
-          ns,
-        ),
-        webhook(
-          'vmemberclusterannounce.kb.io',
-          ns,
-          '/validate-multicluster-crd-antrea-io-v1alpha1-memberclusterannounce',
-          'v1alpha1',
-          'memberclusterannounces',
-          cud,
-          ca,
-          ns,
-        ),
-        webhook(
-          'vresourceexport.kb.io',
-          ns,
-          '/validate-multicluster-crd-antrea-io-v1alpha1-resourceexport',
-          'v1alpha1',
-          'resourceexports',
-          cud,
-          ca,
-          ns,
-        ),
-      ],
-    },
-  ];
-}
-
-/** A member's webhook configurations (§e Member): they carry `role: member` and must stay. */
-function memberWebhooks(ns: string, ca: string): Obj[] {
-  const labels = { app: 'antrea', role: 'member', 'served-by': 'antrea-mc-controller' };
-  return [
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'MutatingWebhookConfiguration',
-      metadata: { name: MEMBER_WEBHOOKS.mutating, labels },
-    },
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingWebhookConfiguration',
-      metadata: { name: MEMBER_WEBHOOKS.validating, labels },
-      webhooks: [
-        webhook(
-          'vclusterset.kb.io',
-          ns,
-          '/validate-multicluster-crd-antrea-io-v1alpha2-clusterset',
-          'v1alpha2',
-          'clustersets',
-          ['CREATE', 'UPDATE', 'DELETE'],
-          ca,
-          ns,
-        ),
-        {
-          ...webhook(
-            'vgateway.kb.io',
-            ns,
-            '/validate-multicluster-crd-antrea-io-v1alpha1-gateway',
-            'v1alpha1',
-            'gateways',
-            ['CREATE', 'UPDATE'],
-            ca,
-            ns,
-          ),
-          namespaceSelector: {},
-        },
-      ],
-    },
-  ];
-}
-
-/** The names of member `id`'s identity, as each way makes them. */
-export function playedIdentity(way: 'antctl' | 'kubectl', id: string, index: number): PlayedIdentity {
-  if (way === 'antctl') {
-    // `antctl mc create membertoken <NAME> --cluster-id <id>`: NAME is the operator's choice;
-    // `antctl mc join --config-file` names the member's Secret after it too.
-    const name = `${id}-access-token`;
-    return { serviceAccount: name, roleBinding: name, tokenSecret: name, memberTokenSecret: name };
-  }
-  // The user guide: `member-east`, `member-east-token`; the second member's Secret got a name of its
-  // own on the member (each member's is the operator's choice).
-  return {
-    serviceAccount: `member-${id}`,
-    roleBinding: `member-${id}`,
-    tokenSecret: `member-${id}-token`,
-    memberTokenSecret: index === 0 ? `member-${id}-token` : 'leader-access-token',
-  };
 }
 
 /** The Services the members export: `shop/cart` from every member, `shop/orders` from the first. */
@@ -577,6 +191,26 @@ function labelsOf(id: string): string[] {
     'ns:kubernetes.io/metadata.name=shop&pod:app=cart',
     `ns:kubernetes.io/metadata.name=shop&pod:app=client,region=${id}`,
   ];
+}
+
+/** Member `id` of the set writing into its leader as Antrea's member does, with its own token. */
+export function simulatedMember(
+  set: Pick<
+    AntreaSet,
+    'clusterSetId' | 'leaderId' | 'clusters' | 'leader' | 'leaderNs' | 'memberNs' | 'tokens'
+  >,
+  id: string,
+): SimulatedMember {
+  return new SimulatedMember(
+    id,
+    set.leader,
+    set.tokens.get(id)!,
+    set.leaderNs,
+    set.clusterSetId,
+    set.leaderId,
+    set.clusters.get(id),
+    set.memberNs,
+  );
 }
 
 /** Plays the whole set; see the module comment. */
@@ -612,18 +246,8 @@ export async function setUpAntreaSet(o: AntreaSetOptions): Promise<AntreaSet> {
   const admin = leader.admin;
 
   // --- antctl mc deploy leadercluster, antctl mc init
-  await installCrdsCreated(leader, LEADER_CRDS, ANTCTL_MANAGER);
-  for (const obj of leaderInstall(leaderNs)) await create(admin, obj, ANTCTL_MANAGER);
-  const leaderSet = await create(
-    admin,
-    {
-      apiVersion: `${MC}/v1alpha2`,
-      kind: 'ClusterSet',
-      metadata: { name: clusterSetId, namespace: leaderNs },
-      spec: { clusterID: leaderId, leaders: [{ clusterID: leaderId }], namespace: leaderNs },
-    },
-    ANTCTL_MANAGER,
-  );
+  await deployLeaderCluster(leader, leaderNs);
+  const leaderSet = await initLeaderClusterSet(leader, clusterSetId, leaderId, leaderNs);
 
   // --- Antrea's leader controller starts: its CA (ConfigMap antrea-mc-ca), with its own token.
   const ctrl: Auth = {
@@ -646,43 +270,7 @@ export async function setUpAntreaSet(o: AntreaSetOptions): Promise<AntreaSet> {
 
   // --- Member identities
   const identities = new Map(memberIds.map((id, i) => [id, playedIdentity(o.identities, id, i)]));
-  for (const [id, n] of identities) {
-    const antctl = o.identities === 'antctl' ? { [CREATED_BY_ANTCTL]: 'true' } : {};
-    const objs: Obj[] = [
-      {
-        apiVersion: 'v1',
-        kind: 'ServiceAccount',
-        metadata: {
-          name: n.serviceAccount,
-          namespace: leaderNs,
-          annotations: { ...antctl, [CLUSTER_ID_ANNOTATION]: id },
-        },
-      },
-      {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'RoleBinding',
-        metadata: {
-          name: n.roleBinding,
-          namespace: leaderNs,
-          ...(o.identities === 'antctl' ? { annotations: antctl } : {}),
-        },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: MEMBER_ROLE },
-        subjects: [{ kind: 'ServiceAccount', name: n.serviceAccount, namespace: leaderNs }],
-      },
-      {
-        apiVersion: 'v1',
-        kind: 'Secret',
-        metadata: {
-          name: n.tokenSecret,
-          namespace: leaderNs,
-          annotations: { ...antctl, 'kubernetes.io/service-account.name': n.serviceAccount },
-        },
-        type: 'kubernetes.io/service-account-token',
-      },
-    ];
-    if (o.identities === 'antctl') for (const x of objs) await create(admin, x, ANTCTL_MANAGER);
-    else kubectlApply(leader, objs);
-  }
+  for (const [id, n] of identities) await createMemberToken(o.identities, leader, leaderNs, id, n);
   const tokenData = new Map<string, Record<string, string>>();
   for (const [id, n] of identities)
     tokenData.set(
@@ -699,58 +287,22 @@ export async function setUpAntreaSet(o: AntreaSetOptions): Promise<AntreaSet> {
 
   // --- Members: Antrea's member manifest, then `antctl mc join` (or the user guide's kubectl steps)
   const memberCa = selfSignedCa(path.join(o.dir, 'member-ca'));
-  for (const [i, id] of memberIds.entries()) {
+  for (const id of memberIds) {
     const c = clusters.get(id)!;
-    await installCrdsCreated(c, ANTREA_MEMBER_CRDS, ANTCTL_MANAGER);
-    kubectlApply(c, [
-      {
-        apiVersion: 'v1',
-        kind: 'ServiceAccount',
-        metadata: { name: 'antrea-mc-controller', namespace: memberNs, labels: ANTREA },
-      },
-      // Stretched policy on, as Antrea's guide has it edited in for members that export label
-      // identities (a member exports them only then, §d).
-      antreaMemberConfigMap(
-        memberNs,
-        ANTREA_DEFAULT_MEMBER_CONFIG.replace(
-          'enableStretchedNetworkPolicy: false',
-          'enableStretchedNetworkPolicy: true',
-        ),
-      ),
-      antreaMemberDeployment(memberNs),
-    ]);
-    const n = identities.get(id)!;
-    const d = tokenData.get(id)!;
-    // ConvertMemberTokenSecret: an Opaque Secret with ca.crt, namespace and token.
-    const secret: Obj = {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: {
-        name: n.memberTokenSecret,
-        namespace: memberNs,
-        ...(o.identities === 'antctl' ? { annotations: { [CREATED_BY_ANTCTL]: 'true' } } : {}),
-      },
-      type: 'Opaque',
-      data: {
-        'ca.crt': d['ca.crt']!,
-        namespace: d.namespace ?? Buffer.from(leaderNs).toString('base64'),
-        token: d.token!,
-      },
-    };
-    if (o.identities === 'antctl') await create(c.admin, secret, ANTCTL_MANAGER);
-    else kubectlApply(c, [secret]);
-    const cs: Obj = {
-      apiVersion: `${MC}/v1alpha2`,
-      kind: 'ClusterSet',
-      metadata: { name: clusterSetId, namespace: memberNs },
-      spec: {
-        clusterID: id,
-        leaders: [{ clusterID: leaderId, secret: n.memberTokenSecret, server: leader.server }],
-        namespace: leaderNs,
-      },
-    };
-    if (o.identities === 'antctl') await create(c.admin, cs, ANTCTL_MANAGER);
-    else kubectlApply(c, [cs]);
+    await createCrds(c, ANTREA_MEMBER_CRDS, ANTCTL_MANAGER);
+    // Stretched policy on, as Antrea's guide has it edited in for members that export label
+    // identities (a member exports them only then, §d).
+    applyAntreaMemberManifest(c, memberNs, multiClusterConfig({ stretched: true, serviceCIDR: '' }));
+    await joinMember(o.identities, c, {
+      clusterSetId,
+      memberId: id,
+      memberNs,
+      leader,
+      leaderId,
+      leaderNs,
+      identity: identities.get(id)!,
+      tokenData: tokenData.get(id)!,
+    });
     // Antrea's controller creates the built-in Tiers at start (the policy below uses securityops).
     await create(
       c.admin,
@@ -762,7 +314,6 @@ export async function setUpAntreaSet(o: AntreaSetOptions): Promise<AntreaSet> {
       },
       'antrea-controller',
     );
-    void i;
   }
 
   // --- The application teams' Services and ServiceExports in the members.
@@ -817,21 +368,8 @@ export async function setUpAntreaSet(o: AntreaSetOptions): Promise<AntreaSet> {
   }
 
   // --- What each member's controller wrote into the leader, with its own token (§c.1, §d, §f).
-  const sims = new Map(
-    memberIds.map((id) => [
-      id,
-      new SimulatedMember(
-        id,
-        leader,
-        tokens.get(id)!,
-        leaderNs,
-        clusterSetId,
-        leaderId,
-        clusters.get(id),
-        memberNs,
-      ),
-    ]),
-  );
+  const played = { clusterSetId, leaderId, clusters, leader, leaderNs, memberNs, tokens };
+  const sims = new Map(memberIds.map((id) => [id, simulatedMember(played, id)]));
   for (const sm of sims.values()) await sm.announce();
   for (const s of services)
     for (const id of s.from)
@@ -1005,37 +543,16 @@ export async function setUpAntreaSet(o: AntreaSetOptions): Promise<AntreaSet> {
     ANTREA_MANAGER,
   );
   await succeeded(policy);
-  const now = rfc3339();
   const cs = await get(ctrl, leaderSet);
-  cs.status = {
-    observedGeneration: 1,
-    totalClusters: memberIds.length,
-    readyClusters: memberIds.length,
-    conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: now }],
-    clusterStatuses: memberIds.map((id) => ({
-      clusterID: id,
-      conditions: [
-        {
-          type: 'Ready',
-          status: 'True',
-          reason: 'Connected',
-          message: 'Member Connected',
-          lastTransitionTime: now,
-        },
-      ],
-    })),
-  };
+  cs.status = leaderClusterSetStatus(1, memberIds, rfc3339());
   await update(ctrl, cs, ANTREA_MANAGER, '/status');
 
   // --- What each member's controller wrote in its own cluster (§c.3, §d, §f).
+  const imports = { apiVersion: `${MC}/v1alpha1`, kind: 'ResourceImport', metadata: { namespace: leaderNs } };
   const ris = (
-    ok(
-      'list imports',
-      await request(admin, 'GET', collection(`${MC}/v1alpha1`, 'resourceimports', leaderNs)),
-      200,
-    ).json as { items: Obj[] }
+    expectStatus('list imports', await request(admin, 'GET', pathOf(imports)), 200).json as { items: Obj[] }
   ).items;
-  for (const [i, id] of memberIds.entries()) {
+  for (const id of memberIds) {
     const c = clusters.get(id)!;
     const w = memberWrites(ris, {
       memberId: id,
@@ -1046,18 +563,8 @@ export async function setUpAntreaSet(o: AntreaSetOptions): Promise<AntreaSet> {
       now: new Date(),
     });
     for (const s of w.services) await create(c.admin, s, ANTREA_MANAGER);
-    for (const si of w.serviceImports) {
-      const svc = await get(c.admin, {
-        apiVersion: 'v1',
-        kind: 'Service',
-        metadata: { name: `antrea-mc-${md(si).name}`, namespace: md(si).namespace },
-      });
-      await create(
-        c.admin,
-        { ...si, spec: { ...(si.spec as Obj), ips: [(svc.spec as { clusterIP: string }).clusterIP] } },
-        ANTREA_MANAGER,
-      );
-    }
+    for (const si of w.serviceImports)
+      await create(c.admin, await withClusterIp(c.admin, si), ANTREA_MANAGER);
     for (const x of [...w.endpoints, ...w.policies, ...w.clusterInfoImports, ...w.labelIdentities])
       await create(c.admin, x, ANTREA_MANAGER);
     const x = cidrs.get(id)!;
@@ -1089,7 +596,6 @@ export async function setUpAntreaSet(o: AntreaSetOptions): Promise<AntreaSet> {
     });
     mcs.status = memberClusterSetStatus(leaderId, true, 1, new Date());
     await update(c.admin, mcs, ANTREA_MANAGER, '/status');
-    void i;
   }
 
   // --- Last: the webhook configurations (see the module comment), failing closed from now on.

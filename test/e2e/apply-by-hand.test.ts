@@ -14,8 +14,9 @@ import { loadModel } from '../../lib/load';
 import type { Plan } from '../../lib/plan';
 import type { Cluster } from '../kube/cluster';
 import { request, startClusters, stopAll } from '../kube/cluster';
-import { createApplicationNamespaces, installAntreaMemberDeployment } from './antrea-member';
-import { ANTREA_MEMBER_CRDS, installCrds } from './crds';
+import { createApplicationNamespaces, installAntreaMemberDeployment } from '../parties/antrea-member/install';
+import { ANTREA_MEMBER_CRDS } from '../parties/antrea-manifests';
+import { installCrds } from './crds';
 import { contextsKubeconfig } from './fixture';
 
 const ROOT = path.resolve(__dirname, '..', '..');

@@ -5,7 +5,7 @@
 //
 // Members are prepared as Antrea's member manifest would leave them: the CRDs it installs are
 // applied first (from the vendored crds/), and its member controller Deployment (test/e2e/
-// antrea-member.ts), since a member bundle relies on them.
+// parties/antrea-member/install.ts), since a member bundle relies on them.
 
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -35,14 +35,21 @@ import { EXPECTED_MEMBER_CONFIG_ANNOTATION } from '../../lib/render/member-resta
 import { RECONCILER_CONFIG_NAME, RECONCILER_NAME } from '../../lib/render/reconciler';
 import type { Auth, Cluster } from '../kube/cluster';
 import { request, startClusters, stopAll } from '../kube/cluster';
-import { FIELD_MANAGER, applyBundle, notStoredAsApplied, readBack, type KubeObject } from '../kube/apply';
-import { eventually } from '../kube/wait';
+import { canI } from '../kube/objects';
 import {
-  ANTREA_DEFAULT_MEMBER_CONFIG,
+  FIELD_MANAGER,
+  applyBundle,
+  notStoredAsApplied,
+  readBack,
+  type KubeObject,
+} from '../parties/argocd-apply';
+import { eventually } from '../kube/wait';
+import { ANTREA_DEFAULT_MEMBER_CONFIG } from '../parties/antrea-manifests';
+import {
   ANTREA_INSTALL_MANAGER,
   APPLICATION_TEAM_MANAGER,
   installAntreaMember,
-} from './antrea-member';
+} from '../parties/antrea-member/install';
 import { EXAMPLES_DIR, caseNames, caseOut } from '../helpers/golden';
 
 function casePlan(name: string): Plan {
@@ -618,26 +625,14 @@ admission(
     const c = await context();
     const wrong: string[] = [];
     for (const [verb, group, resource, subresource, expected, name] of RECONCILER_MATRIX) {
-      const r = await request(
-        as(c, c.reconcilerToken),
-        'POST',
-        '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
-        {
-          apiVersion: 'authorization.k8s.io/v1',
-          kind: 'SelfSubjectAccessReview',
-          spec: {
-            resourceAttributes: {
-              namespace: c.ns,
-              verb,
-              group,
-              resource,
-              subresource,
-              ...(name ? { name } : {}),
-            },
-          },
-        },
-      );
-      const allowed = (r.json as { status?: { allowed?: boolean } } | undefined)?.status?.allowed === true;
+      const allowed = await canI(as(c, c.reconcilerToken), {
+        namespace: c.ns,
+        verb,
+        group,
+        resource,
+        subresource,
+        ...(name ? { name } : {}),
+      });
       if (allowed !== expected)
         wrong.push(
           `${verb} ${group || 'core'}/${resource}${subresource ? `/${subresource}` : ''}${name ? ` ${name}` : ''}: allowed=${allowed}`,

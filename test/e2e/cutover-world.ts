@@ -4,15 +4,16 @@
 // (and the negative controls); cutover-gitops.test.ts runs it through the real Argo CD.
 //
 // Running throughout, once world() returns:
-// - Antrea's LEADER controller, PLAYED (antrea-leader-player.ts): it merges exports into imports,
-//   allocates label IDs, writes statuses and finalizers as its ServiceAccount, and serves its
-//   webhooks (their clientConfig is its Pod's URL instead of the Service: the one difference from
-//   the real install, said there). It runs as the process of its Deployment's Pod under the leader
-//   node's real kubelet (antrea-leader-pod.ts), so it stops as a Pod stops: SIGTERM when the Pod is
-//   marked for deletion, then on writing until it exits (`exitAfterSigtermMs`);
-// - Antrea's MEMBER controller in each member, PLAYED (antrea-member-player.ts: announces, exports,
+// - Antrea's LEADER controller, PLAYED (parties/antrea-leader/player.ts): it merges exports into imports,
+//   allocates label IDs, writes statuses and finalizers as its ServiceAccount, and serves its webhooks (their
+//   clientConfig is its Pod's URL instead of the Service: the one difference from the real install, said
+//   there). It runs as the process of its Deployment's Pod under the leader node's real kubelet
+//   (parties/antrea-leader/pod.ts), so it stops as a Pod stops: SIGTERM when the Pod is marked for deletion,
+//   then on writing until it exits (`exitAfterSigtermMs`);
+// - Antrea's MEMBER controller in each member, PLAYED (parties/antrea-member/player.ts: announces, exports,
 //   imports, its restart's stale cleanup), its webhooks served from this process too;
-// - label churn in each member (cutover-churn.ts): Pods' label sets change, identities come and go;
+// - label churn in each member (parties/antrea-member/label-churn.ts): Pods' label sets change, identities
+//   come and go;
 // - watchers (cutover-watch.ts) on every leader import and every member-side imported object, which
 //   record each deletion, UID change, ClusterIP change, label ID change and empty endpoint set.
 
@@ -26,22 +27,22 @@ import { IMPORT_IDENTITY, importRbac } from '../../lib/import/read';
 import { loadModelFile } from '../../lib/load';
 import { RECONCILER_CONFIG_KEY, RECONCILER_CONFIG_NAME, RECONCILER_NAME } from '../../lib/names';
 import { dumpYaml, loadYaml } from '../../lib/yaml';
-import { applyBundle, loadBundle } from '../kube/apply';
+import { applyBundle, loadBundle } from '../parties/argocd-apply';
 import type { Cluster } from '../kube/cluster';
 import { request } from '../kube/cluster';
 import { eventually } from '../kube/wait';
-import { AntreaWebhookServer } from './antrea-leader-player';
-import { addressesOf, PlayedAntreaLeader } from './antrea-leader-pod';
-import { AntreaMemberPlayer } from './antrea-member-player';
-import { LEADER_WEBHOOKS, setUpAntreaSet, type AntreaSet } from './antrea-set';
-import { isChurnLabel, LabelChurn } from './cutover-churn';
+import { AntreaWebhookServer } from '../parties/antrea-leader/player';
+import { addressesOf, PlayedAntreaLeader } from '../parties/antrea-leader/pod';
+import { AntreaMemberPlayer } from '../parties/antrea-member/player';
+import { LEADER_WEBHOOKS } from '../parties/antrea-manifests';
+import { setUpAntreaSet, simulatedMember, type AntreaSet } from './antrea-set';
+import { isChurnLabel, LabelChurn } from '../parties/antrea-member/label-churn';
 import { describeAnomalies, ImportWatchers } from './cutover-watch';
 import { webhookServingCert } from './certs';
-import { cli } from './cli';
+import { cli } from '../helpers/cli';
 import { imageArchive } from './gitops';
 import { apiOf } from '../kube/http';
 import { contextsKubeconfig, createRbac, kubeconfigFor, tokenFor, type ClusterSetFixture } from './fixture';
-import { SimulatedMember } from './member';
 import type { ReconcilerProcess } from './reconciler-process';
 
 export type Obj = Record<string, unknown>;
@@ -108,21 +109,7 @@ export async function world(prefix: string, o: WorldOptions = {}): Promise<World
     p.start(1000);
     memberPlayers.set(id, p);
   }
-  const sims = new Map(
-    set.memberIds.map((id) => [
-      id,
-      new SimulatedMember(
-        id,
-        set.leader,
-        set.tokens.get(id)!,
-        set.leaderNs,
-        set.clusterSetId,
-        set.leaderId,
-        members.get(id),
-        set.memberNs,
-      ),
-    ]),
-  );
+  const sims = new Map(set.memberIds.map((id) => [id, simulatedMember(set, id)]));
   const churn = new LabelChurn(sims);
   churn.start(1500);
   const w: World = {

@@ -6,11 +6,11 @@
 // object): cutover-world.ts.
 //
 // Delivery is not the real Argo CD here: each bundle is applied AS Argo CD applies it
-// (test/kube/apply.ts: server-side apply, field manager `argocd-controller`, its sync order), so that
-// the runbook's own order is kept (members first, then the leader) and the controls run quickly; the
+// (test/parties/argocd-apply.ts: server-side apply, field manager `argocd-controller`, its sync order), so
+// that the runbook's own order is kept (members first, then the leader) and the controls run quickly; the
 // same runbook through the real Argo CD, whose bootstrap delivers the leader first, is
-// cutover-gitops.test.ts. The member bundle's restart Job runs on the member's node, from the built
-// image; the member player plays the restart that follows (its dropped events, its stale cleanup).
+// cutover-gitops.test.ts. The member bundle's restart Job runs on the member's node, from the built image;
+// the member player plays the restart that follows (its dropped events, its stale cleanup).
 //
 // The runbook as docs/import.md prints it: (a) import (the real CLI) and freeze; (b) members under
 // GitOps one by one; (c) the leader bundle in warm standby with `reconciler.waitForAntreaLeader`,
@@ -33,7 +33,7 @@
 import * as path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { applyBundle } from '../kube/apply';
+import { applyBundle } from '../parties/argocd-apply';
 import { request, stopAll } from '../kube/cluster';
 import { eventually, sleep } from '../kube/wait';
 import {
@@ -57,7 +57,8 @@ import {
   world,
   type World,
 } from './cutover-world';
-import { ANTCTL_MANAGER, leaderWebhooks } from './antrea-set';
+import { ANTCTL_MANAGER } from '../parties/antctl';
+import { leaderWebhooks } from '../parties/antrea-manifests';
 import { startReconciler } from './reconciler-process';
 
 // ---------------------------------------------------------------------------------------------------

@@ -25,12 +25,13 @@ import { validateObject } from '../../lib/validate';
 import { loadYaml } from '../../lib/yaml';
 import type { Cluster } from '../kube/cluster';
 import { request, startClusters, stopAll } from '../kube/cluster';
-import type { ApplyResult, BundleObject, KubeObject } from '../kube/apply';
-import { applyBundle, applyObject, loadBundle, notStoredAsApplied, readBack } from '../kube/apply';
+import type { ApplyResult, BundleObject, KubeObject } from '../parties/argocd-apply';
+import { applyBundle, applyObject, loadBundle, notStoredAsApplied, readBack } from '../parties/argocd-apply';
 import { eventually } from '../kube/wait';
 import type { K8sObject } from '../../lib/render';
-import { createApplicationNamespaces, installAntreaMemberDeployment } from './antrea-member';
-import { ANTREA_MEMBER_CRDS, ARGOCD_CRDS, installCrds } from './crds';
+import { createApplicationNamespaces, installAntreaMemberDeployment } from '../parties/antrea-member/install';
+import { ANTREA_MEMBER_CRDS } from '../parties/antrea-manifests';
+import { ARGOCD_CRDS, installCrds } from './crds';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const CASE = 'dual-role';
@@ -58,9 +59,9 @@ interface AppSpec {
 type App = KubeObject & { spec: AppSpec };
 
 /**
- * Sync options our applier (test/kube/apply.ts) carries out. It only applies server-side (with
- * force, as Argo CD's ServerSideApply=true does); PruneLast changes nothing in a first sync, which
- * prunes nothing. An option missing here fails the test instead of being ignored.
+ * Sync options our applier (test/parties/argocd-apply.ts) carries out. It only applies server-side (with
+ * force, as Argo CD's ServerSideApply=true does); PruneLast changes nothing in a first sync, which prunes
+ * nothing. An option missing here fails the test instead of being ignored.
  */
 const UNDERSTOOD_OPTIONS = new Set(['ServerSideApply=true', 'PruneLast=true']);
 

@@ -11,35 +11,17 @@ import { RECONCILER_PORT } from '../../lib/render/reconciler';
 import type { Cluster } from '../kube/cluster';
 import { request } from '../kube/cluster';
 import { followLines } from '../kube/http';
+import type { PodStatus } from '../kube/objects';
 import { eventually } from '../kube/wait';
 import type { RunningReconciler } from './reconciler-flows';
 import { parseMetrics, type LogLine } from './reconciler-process';
 
 export const SELECTOR = `app.kubernetes.io/name=${RECONCILER_NAME}`;
 
-export interface ContainerState {
-  running?: { startedAt?: string };
-  waiting?: { reason?: string; message?: string };
-  terminated?: { exitCode: number; signal?: number; reason?: string; finishedAt?: string };
-}
-
 export interface Pod {
   metadata: { name: string; uid: string; deletionTimestamp?: string; resourceVersion: string };
   spec: Record<string, unknown> & { nodeName?: string; containers: Record<string, unknown>[] };
-  status: {
-    phase?: string;
-    podIP?: string;
-    qosClass?: string;
-    conditions?: { type: string; status: string }[];
-    containerStatuses?: {
-      name: string;
-      ready: boolean;
-      restartCount: number;
-      containerID?: string;
-      state?: ContainerState;
-      lastState?: ContainerState;
-    }[];
-  };
+  status: PodStatus;
 }
 
 /** A log line of one Pod: the reconciler's JSON, with the Pod it came from. */

@@ -10,13 +10,14 @@ import { compile } from '../../lib/compile';
 import { identityOf, type Plan } from '../../lib/plan';
 import { RECONCILER_CONFIG_KEY, RECONCILER_CONFIG_NAME } from '../../lib/names';
 import { loadYaml } from '../../lib/yaml';
+import { kubeconfigOf, tokenKubeconfig } from '../helpers/kubeconfig';
 import type { ModelDraft } from '../helpers/models';
 import type { Auth, Cluster } from '../kube/cluster';
 import { request, startClusters } from '../kube/cluster';
-import { applyBundle } from '../kube/apply';
+import { applyBundle } from '../parties/argocd-apply';
 import { eventually } from '../kube/wait';
-import { installAntreaMember } from './antrea-member';
-import { SimulatedMember } from './member';
+import { installAntreaMember } from '../parties/antrea-member/install';
+import { SimulatedMember } from '../parties/antrea-member/in-leader';
 
 export interface ClusterSetFixture {
   readonly plan: Plan;
@@ -151,25 +152,7 @@ export async function tokenFor(
 
 /** A kubeconfig (JSON) for `cluster` with a bearer token. */
 export function kubeconfigFor(cluster: Cluster, user: string, token: string): string {
-  return (
-    JSON.stringify(
-      {
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [
-          {
-            name: cluster.name,
-            cluster: { server: cluster.server, 'certificate-authority-data': cluster.caData },
-          },
-        ],
-        users: [{ name: user, user: { token } }],
-        contexts: [{ name: user, context: { cluster: cluster.name, user } }],
-        'current-context': user,
-      },
-      null,
-      2,
-    ) + '\n'
-  );
+  return JSON.stringify(tokenKubeconfig(cluster, user, token), null, 2) + '\n';
 }
 
 /**
@@ -183,17 +166,17 @@ export function contextsKubeconfig(
 ): string {
   const ids = [...clusters.keys()];
   const users = ids.map((id) => user(id, clusters.get(id)!));
-  return JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: ids.map((id) => ({
-      name: id,
-      cluster: { server: clusters.get(id)!.server, 'certificate-authority-data': clusters.get(id)!.caData },
-    })),
-    users,
-    contexts: ids.map((id, i) => ({ name: id, context: { cluster: id, user: users[i]!.name } })),
-    'current-context': current,
-  });
+  return JSON.stringify(
+    kubeconfigOf({
+      clusters: ids.map((id) => ({
+        name: id,
+        cluster: { server: clusters.get(id)!.server, 'certificate-authority-data': clusters.get(id)!.caData },
+      })),
+      users,
+      contexts: ids.map((id, i) => ({ name: id, context: { cluster: id, user: users[i]!.name } })),
+      'current-context': current,
+    }),
+  );
 }
 
 /** Bearer-token credentials for raw requests to the leader. */

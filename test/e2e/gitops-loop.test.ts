@@ -5,7 +5,7 @@
 // members `east` and `central` (`west` joins and leaves later). The leader's reconciler runs from
 // the image `clusterset image build` builds; each member's restart Job too; Antrea's member install
 // is made with `kubectl apply`, and its member controller is played as it writes
-// (antrea-member-player.ts).
+// (parties/antrea-member/player.ts).
 //
 // In order, in one world per tool:
 // 1. The runbook (docs/runbook.md): commit out/, bootstrap, register the clusters, give the members
@@ -45,9 +45,11 @@ import { collectionPath, resource } from '../../lib/status/resources';
 import type { Cluster } from '../kube/cluster';
 import { request, stopAll } from '../kube/cluster';
 import { eventually, sleep } from '../kube/wait';
-import { kubectlApply, antreaMemberConfigMap, installAntreaMemberDeployment } from './antrea-member';
+import { antreaMemberConfigMap } from '../parties/antrea-manifests';
+import { installAntreaMemberDeployment } from '../parties/antrea-member/install';
+import { kubectlApply } from '../parties/kubectl';
 import { loadYaml } from '../../lib/yaml';
-import { IMPORTED_ACNP } from '../helpers/antrea-member-imports';
+import { IMPORTED_ACNP } from '../parties/antrea-member/imports';
 import { GitOpsWorld, everything, listedKey, type Listed, type Published, type Tool } from './gitops';
 
 type Obj = Record<string, unknown> & {
@@ -674,7 +676,7 @@ function worldSuite(tool: Tool): void {
         }
         if (step.startsWith("before west's first sync, enable in Antrea's install there")) {
           // These test clusters run no Antrea agent or controller (only its member controller, played
-          // by antrea-member-player.ts), so nothing reads these files: the step is checked for what
+          // by parties/antrea-member/player.ts), so nothing reads these files: the step is checked for what
           // it names, and its restarts are not run (nor recorded as run).
           assert.ok(step.includes('featureGates.Multicluster'), step);
           assert.ok(step.includes('rollout restart daemonset antrea-agent'), step);

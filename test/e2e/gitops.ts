@@ -4,7 +4,7 @@
 // node (the leader's reconciler Deployment and the members' restart Jobs run from the image the
 // package's `clusterset image build` builds, test/image), Antrea's member install made with
 // `kubectl apply`, and each member's Antrea member controller played as it writes
-// (antrea-member-player.ts).
+// (parties/antrea-member/player.ts).
 //
 // Everything a person does is done as docs/runbook.md says: `kubectl apply -k out/<tool>` to
 // bootstrap, the health checks merged into argocd-cm with the printed `kubectl patch`, clusters
@@ -31,9 +31,10 @@ import { startGitServer, type GitServer } from '../delivery/git-server';
 import { buildImage, saveImage } from '../image/image';
 import type { Cluster } from '../kube/cluster';
 import { request, startClusters } from '../kube/cluster';
+import type { ObjectMeta } from '../kube/objects';
 import { eventually, sleep } from '../kube/wait';
-import { installAntreaMember } from './antrea-member';
-import { AntreaMemberPlayer } from './antrea-member-player';
+import { installAntreaMember } from '../parties/antrea-member/install';
+import { AntreaMemberPlayer } from '../parties/antrea-member/player';
 import { contextsKubeconfig } from './fixture';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -578,13 +579,7 @@ export function shellWords(line: string): string[] {
 export type Listed = Record<string, unknown> & {
   apiVersion: string;
   kind: string;
-  metadata: {
-    name: string;
-    namespace?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    ownerReferences?: unknown[];
-  };
+  metadata: ObjectMeta & { ownerReferences?: unknown[] };
 };
 
 /** Every object of every listable kind a cluster serves (preferred versions): the final sweep. */

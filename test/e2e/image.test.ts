@@ -1,11 +1,10 @@
-// End-to-end: the reconciler image built as the README tells a team to, by the packed package's
-// `clusterset image build` (test/image/build.sh, on base images made offline under the names the
-// package's image/Containerfile defaults to) and run by podman under the leader
-// bundle's Deployment's own constraints (test/image/pod.ts): read-only root, 65532:65532, every
-// capability dropped, no privilege escalation, its memory limit, env and volumes. `--help` and
-// `reconcile` work in it; reconcile against a real API server with the member side written as
-// Antrea's member controller writes it (member.ts); and the archive saved for a node imports into
-// Debian's containerd 1.6 under the tag the bundle names.
+// End-to-end: the reconciler image built as the README tells a team to, by the packed package's `clusterset
+// image build` (test/image/build.sh, on base images made offline under the names the package's
+// image/Containerfile defaults to) and run by podman under the leader bundle's Deployment's own constraints
+// (test/image/pod.ts): read-only root, 65532:65532, every capability dropped, no privilege escalation, its
+// memory limit, env and volumes. `--help` and `reconcile` work in it; reconcile against a real API server
+// with the member side written as Antrea's member controller writes it (parties/antrea-member/in-leader.ts);
+// and the archive saved for a node imports into Debian's containerd 1.6 under the tag the bundle names.
 
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -31,7 +30,7 @@ import { reconcilerNodeOptions } from '../../lib/render/reconciler';
 import { freePorts, request, stopAll } from '../kube/cluster';
 import { eventually, sleep } from '../kube/wait';
 import { setUpClusterSet } from './fixture';
-import { SimulatedMember } from './member';
+import { SimulatedMember } from '../parties/antrea-member/in-leader';
 import { startReconciler } from './reconciler-process';
 
 const ROOT = path.resolve(__dirname, '..', '..');

@@ -43,7 +43,7 @@ import type { Cluster } from '../kube/cluster';
 import { request, stopAll } from '../kube/cluster';
 import { sleep } from '../kube/wait';
 import { setUpAntreaSet, type AntreaSet } from './antrea-set';
-import { cli } from './cli';
+import { cli } from '../helpers/cli';
 import { contextsKubeconfig, createRbac, tokenFor } from './fixture';
 
 const IMPORT_USER = `system:serviceaccount:default:${IMPORT_IDENTITY}`;

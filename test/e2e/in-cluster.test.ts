@@ -1,9 +1,9 @@
-// End-to-end: the reconciler as a leader cluster runs it. The image built by the package's
-// `clusterset image build` (test/image) is imported into two real nodes of the leader (test/kube
-// nodes: kubelet, kube-proxy, kube-scheduler, containerd); the leader bundle is applied as Argo CD
-// applies it, so the Deployment `clusterset-reconciler` is scheduled and runs as rendered (probes,
-// resources, security context, two replicas spread over the nodes, the PodDisruptionBudget) with
-// in-cluster credentials; members write exactly what Antrea's member controller writes (member.ts).
+// End-to-end: the reconciler as a leader cluster runs it. The image built by the package's `clusterset image
+// build` (test/image) is imported into two real nodes of the leader (test/kube nodes: kubelet, kube-proxy,
+// kube-scheduler, containerd); the leader bundle is applied as Argo CD applies it, so the Deployment
+// `clusterset-reconciler` is scheduled and runs as rendered (probes, resources, security context, two
+// replicas spread over the nodes, the PodDisruptionBudget) with in-cluster credentials; members write exactly
+// what Antrea's member controller writes (parties/antrea-member/in-leader.ts).
 //
 // - every flow of antrea-mc.md §h passes with the in-cluster reconciler (reconciler-flows.ts, as
 //   reconciler.test.ts runs them with a process);
@@ -27,7 +27,7 @@ import { containerMemoryCgroup } from '../kube/node';
 import { eventually } from '../kube/wait';
 import { DeploymentReconciler, reconcilerStatus, type Pod } from './deployment-reconciler';
 import { setUpClusterSet, type ClusterSetFixture, type FixtureOptions } from './fixture';
-import { SimulatedMember } from './member';
+import { SimulatedMember } from '../parties/antrea-member/in-leader';
 import { flowsSuite, type ReconcilerDriver } from './reconciler-flows';
 import { assertSameIds, PORTS, Workload } from './workload';
 

@@ -25,7 +25,7 @@ import {
   notStoredAsApplied,
   readBack,
   syncOrder,
-} from '../kube/apply';
+} from '../parties/argocd-apply';
 
 const FIXTURE = path.join(__dirname, 'fixtures', 'bundle-basic');
 

@@ -28,6 +28,7 @@ import * as assert from 'uvu/assert';
 import type { Cluster, Response } from '../kube/cluster';
 import { kubeBinaries, reapOrphans, request, startClusters, stopAll } from '../kube/cluster';
 import type { HostState } from '../kube/host';
+import type { PodStatus } from '../kube/objects';
 import {
   diffHostState,
   hostState,
@@ -120,21 +121,6 @@ async function api(
   return res;
 }
 
-interface PodStatus {
-  phase?: string;
-  podIP?: string;
-  conditions?: { type: string; status: string }[];
-  containerStatuses?: {
-    name: string;
-    ready: boolean;
-    restartCount: number;
-    containerID?: string;
-    state?: {
-      running?: object;
-      terminated?: { exitCode: number; reason?: string; signal?: number; message?: string };
-    };
-  }[];
-}
 interface Pod {
   metadata: { name: string; uid: string; deletionTimestamp?: string; finalizers?: string[] };
   spec: { nodeName?: string };

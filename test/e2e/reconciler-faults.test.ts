@@ -1,8 +1,8 @@
-// End-to-end faults: the reconciler killed mid-stream, the leader's kube-apiserver restarted, a watch
-// forced past its expiry (410) by etcd compaction, two replicas, malformed exports. Members write as
-// Antrea's member does (member.ts) while the faults happen; after each, the leader must hold exactly
-// what an undisturbed run would (computed from what the members wrote), with no finalizer left
-// behind and no label identity ID changed.
+// End-to-end faults: the reconciler killed mid-stream, the leader's kube-apiserver restarted, a watch forced
+// past its expiry (410) by etcd compaction, two replicas, malformed exports. Members write as Antrea's member
+// does (parties/antrea-member/in-leader.ts) while the faults happen; after each, the leader must hold exactly
+// what an undisturbed run would (computed from what the members wrote), with no finalizer left behind and no
+// label identity ID changed.
 //
 // The leader runs with --watch-cache=false, so that watches are served from etcd and compacting etcd
 // expires them for real.
@@ -14,7 +14,7 @@ import { cluster, service, type ModelDraft } from '../helpers/models';
 import { request, stopAll } from '../kube/cluster';
 import { eventually, sleep } from '../kube/wait';
 import { setUpClusterSet, type ClusterSetFixture } from './fixture';
-import { SimulatedMember } from './member';
+import { SimulatedMember } from '../parties/antrea-member/in-leader';
 import { metricSum, startReconciler, type ReconcilerProcess } from './reconciler-process';
 import { assertSameIds, PORTS, Workload } from './workload';
 

@@ -1,8 +1,8 @@
-// The flows of antrea-mc.md §h, on real control planes, with the member side played by writing
-// exactly what Antrea's member controller writes (member.ts), from real Services in real member
+// The flows of antrea-mc.md §h, on real control planes, with the member side played by writing exactly what
+// Antrea's member controller writes (parties/antrea-member/in-leader.ts), from real Services in real member
 // control planes. One suite, two ways to run the reconciler: as `clusterset reconcile` with its own
-// ServiceAccount's token (reconciler.test.ts), and as the leader bundle's Deployment, from the built
-// image, on a real node with in-cluster credentials (in-cluster.test.ts).
+// ServiceAccount's token (reconciler.test.ts), and as the leader bundle's Deployment, from the built image,
+// on a real node with in-cluster credentials (in-cluster.test.ts).
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -18,7 +18,7 @@ import type { Cluster } from '../kube/cluster';
 import { request, stopAll } from '../kube/cluster';
 import { eventually } from '../kube/wait';
 import { simulatedMember, type ClusterSetFixture, type FixtureOptions } from './fixture';
-import type { SimulatedMember } from './member';
+import type { SimulatedMember } from '../parties/antrea-member/in-leader';
 import { metricSum, type LogLine } from './reconciler-process';
 
 /** A running reconciler, however it runs: a process, or the Pods of the leader's Deployment. */

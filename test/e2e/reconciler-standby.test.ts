@@ -3,8 +3,9 @@
 // `clusterset reconcile` run as a process with its own ServiceAccount's token and the bundle's RBAC.
 //
 // Antrea's leader is stood in for by what the reconciler looks at: Deployment antrea-mc-controller
-// (its status written by the real kube-controller-manager: the leader has no nodes, so its Pod stays
-// Pending, counted in status.replicas until a scale to 0 deletes it) and the two leader webhook
+// as Antrea's leader manifest has it (test/parties/antrea-manifests.ts; its status written by the
+// real kube-controller-manager: the leader has no nodes, so its Pod stays Pending, counted in
+// status.replicas until a scale to 0 deletes it) and the two leader webhook
 // configurations (registered with no webhooks: their existence is what counts, and webhooks failing
 // closed would refuse this test's own member writes). Its writes are made with a real token of its
 // ServiceAccount, bound to a Role like Antrea's leader Role (antrea-mc.md §e).
@@ -19,7 +20,9 @@ import { cluster, service, type ModelDraft } from '../helpers/models';
 import { request, stopAll, type Auth, type Response } from '../kube/cluster';
 import { eventually } from '../kube/wait';
 import { leaderAuth, setUpClusterSet, simulatedMember, tokenFor, type ClusterSetFixture } from './fixture';
-import type { SimulatedMember } from './member';
+import { expectStatus } from '../kube/objects';
+import { antreaControllerDeployment } from '../parties/antrea-manifests';
+import type { SimulatedMember } from '../parties/antrea-member/in-leader';
 import { metricSum, startReconciler, type ReconcilerProcess } from './reconciler-process';
 
 const MC = '/apis/multicluster.crd.antrea.io/v1alpha1/namespaces';
@@ -47,10 +50,7 @@ interface Ctx {
   antrea: Auth;
 }
 
-function ok(what: string, r: Response, codes = [200, 201]): Response {
-  if (!codes.includes(r.status)) throw new Error(`${what}: HTTP ${r.status} ${r.body.slice(0, 400)}`);
-  return r;
-}
+const ok = (what: string, r: Response): Response => expectStatus(what, r, 200, 201);
 
 async function deployment(c: Ctx): Promise<{ spec: { replicas: number }; status: { replicas?: number } }> {
   const r = ok(
@@ -181,26 +181,14 @@ const context = (): Promise<Ctx> => {
         subjects: [{ kind: 'ServiceAccount', name: ANTREA_LEADER_DEPLOYMENT, namespace: ns }],
       }),
     );
-    const labels = { app: 'antrea', component: 'antrea-mc-controller' };
     ok(
       'Deployment',
-      await request(admin, 'POST', `/apis/apps/v1/namespaces/${ns}/deployments`, {
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        metadata: { name: ANTREA_LEADER_DEPLOYMENT, namespace: ns, labels },
-        spec: {
-          replicas: 1,
-          selector: { matchLabels: labels },
-          template: {
-            metadata: { labels },
-            spec: {
-              serviceAccountName: ANTREA_LEADER_DEPLOYMENT,
-              terminationGracePeriodSeconds: 10,
-              containers: [{ name: 'antrea-mc-controller', image: 'antrea/antrea-mc-controller:v2.7.0' }],
-            },
-          },
-        },
-      }),
+      await request(
+        admin,
+        'POST',
+        `/apis/apps/v1/namespaces/${ns}/deployments`,
+        antreaControllerDeployment(ns, 'leader'),
+      ),
     );
     for (const [kind, name] of [
       ['mutatingwebhookconfigurations', ANTREA_LEADER_WEBHOOKS.mutating],

@@ -1,10 +1,10 @@
-// End-to-end: `clusterset status` (issue 20) on real control planes: the leader `hub` with the
-// reconciler running, members `east` and `west` with control planes of their own, each bundle applied
-// as Argo CD applies it. The member side is written exactly as Antrea's member writes it: exports and
-// announces into the leader (member.ts), imports, Events and its own statuses into the member
-// (antrea-member-writes.ts). The status CLI reads every cluster with the read-only
-// `clusterset-status` identity (lib/status/rbac.ts) and nothing else, so a healthy report also
-// proves that role is enough.
+// End-to-end: `clusterset status` (issue 20) on real control planes: the leader `hub` with the reconciler
+// running, members `east` and `west` with control planes of their own, each bundle applied as Argo CD applies
+// it. The member side is written exactly as Antrea's member writes it: exports and announces into the leader
+// (parties/antrea-member/in-leader.ts), imports, Events and its own statuses into the member
+// (parties/antrea-member/import-sync.ts). The status CLI reads every cluster with the read-only
+// `clusterset-status` identity (lib/status/rbac.ts) and nothing else, so a healthy report also proves that
+// role is enough.
 //
 // One set, in order: healthy (exit 0); a member applied with kubectl alone, which the model (no
 // `delivery`) allows (exit 0, "applied by kubectl"); a drifted object, seen by `--watch` without
@@ -16,11 +16,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { cli } from '../helpers/cli';
 import { statusRbac, STATUS_IDENTITY } from '../../lib/status/rbac';
 import type { StatusReport } from '../../lib/status/report/types';
 import { collectionPath, resource } from '../../lib/status/resources';
 import { policiesModel } from '../helpers/models';
-import { applyBundle, applyObject, FIELD_MANAGER, loadBundle } from '../kube/apply';
+import { applyBundle, applyObject, FIELD_MANAGER, loadBundle } from '../parties/argocd-apply';
 import { request, stopAll, type Cluster } from '../kube/cluster';
 import { eventually } from '../kube/wait';
 import {
@@ -28,7 +29,7 @@ import {
   writeClusterSetStatus,
   writeServiceExportValid,
   type ImportSync,
-} from './antrea-member-writes';
+} from '../parties/antrea-member/import-sync';
 import {
   contextsKubeconfig,
   createRbac,
@@ -37,7 +38,7 @@ import {
   tokenFor,
   type ClusterSetFixture,
 } from './fixture';
-import type { SimulatedMember } from './member';
+import type { SimulatedMember } from '../parties/antrea-member/in-leader';
 import { startReconciler, type ReconcilerProcess } from './reconciler-process';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -52,21 +53,7 @@ const members = new Map<string, SimulatedMember>();
 const syncs = new Map<string, ImportSync>();
 
 function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      [BIN, 'status', modelFile, '--out', f.dir, '--kubeconfig', kubeconfig, ...args],
-      {
-        cwd: ROOT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+  return cli(['status', modelFile, '--out', f.dir, '--kubeconfig', kubeconfig, ...args]);
 }
 
 async function status(...extra: string[]): Promise<{ code: number; report: StatusReport; stderr: string }> {

@@ -13,7 +13,6 @@
 //
 // Clusters start inside the first test, not in before(): uvu swallows before() errors.
 
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as https from 'node:https';
 import * as os from 'node:os';
@@ -21,12 +20,13 @@ import * as path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { cli as runCli } from '../helpers/cli';
 import { compile } from '../../lib/compile';
 import type { ClusterSetProps } from '../../lib/model';
 import { memberIdentityName } from '../../lib/names';
 import { storeUsername, type Plan } from '../../lib/plan';
 import { copyMemberToken, TokenError } from '../../lib/token';
-import { applyBundle } from '../kube/apply';
+import { applyBundle } from '../parties/argocd-apply';
 import type { Cluster } from '../kube/cluster';
 import { request, startClusters, stopAll, tokenKubeConfig } from '../kube/cluster';
 import { eventually } from '../kube/wait';
@@ -124,19 +124,9 @@ function copy(c: Ctx, extra: Partial<Parameters<typeof copyMemberToken>[0]> = {}
   });
 }
 
-/** Runs the CLI as a child process; resolves with its exit code and both streams. */
+/** Runs the CLI as a child process, never with a kubeconfig of the machine's; its exit code and both streams. */
 function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      path.join(ROOT, 'node_modules', '.bin', 'tsx'),
-      [path.join(ROOT, 'lib', 'cli', 'main.ts'), ...args],
-      { cwd: ROOT, env: { ...process.env, KUBECONFIG: '/nonexistent' }, timeout: 120_000 },
-      (err, stdout, stderr) => {
-        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-      },
-    );
-  });
+  return runCli(args, { env: { ...process.env, KUBECONFIG: '/nonexistent' }, timeout: 120_000 });
 }
 
 async function fails(p: Promise<unknown>): Promise<TokenError> {

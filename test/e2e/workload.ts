@@ -1,7 +1,7 @@
-// A stream of member writes and the leader state an undisturbed reconciler would make of it, for
-// the fault tests (reconciler-faults.test.ts, in-cluster.test.ts): members write as Antrea's member
-// does (member.ts), at random but seeded, while a fault happens; afterwards the leader must hold
-// exactly what the writes call for (computed here from what the members wrote), with no finalizer
+// A stream of member writes and the leader state an undisturbed reconciler would make of it, for the fault
+// tests (reconciler-faults.test.ts, in-cluster.test.ts): members write as Antrea's member does
+// (parties/antrea-member/in-leader.ts), at random but seeded, while a fault happens; afterwards the leader
+// must hold exactly what the writes call for (computed here from what the members wrote), with no finalizer
 // left behind and no label identity ID changed.
 
 import * as assert from 'uvu/assert';
@@ -9,7 +9,7 @@ import { labelIdentityHash } from '../../lib/names';
 import { request } from '../kube/cluster';
 import { eventually } from '../kube/wait';
 import type { ClusterSetFixture } from './fixture';
-import type { SimulatedMember } from './member';
+import type { SimulatedMember } from '../parties/antrea-member/in-leader';
 
 const MC = '/apis/multicluster.crd.antrea.io/v1alpha1/namespaces';
 

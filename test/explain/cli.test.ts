@@ -2,21 +2,15 @@
  * `clusterset explain` as a user runs it: the example in each format, an unknown --cluster, and a
  * broken model (the same diagnostics as synth, nothing on stdout).
  */
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { runSources, type Ran } from '../helpers/cli';
 
 const root = path.resolve(__dirname, '..', '..');
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
-const cli = path.join(root, 'lib', 'cli', 'main.ts');
-
-function run(args: string[], cwd = root): { status: number; stdout: string; stderr: string } {
-  const r = spawnSync(tsx, [cli, ...args], { cwd, encoding: 'utf8' });
-  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
+const run = (args: string[], cwd = root): Ran => runSources(args, { cwd });
 
 test('GIVEN the example WHEN `explain` runs THEN it prints the summary, every cluster and the tables', () => {
   const r = run(['explain', 'clusterset.ts']);

@@ -14,6 +14,7 @@ import type {
 } from '../../lib/model';
 import { plan, type Plan } from '../../lib/plan';
 import type { K8sObject } from '../../lib/render';
+import type { InitOptions } from '../../lib/init';
 
 /** A mutable copy of a readonly model type. */
 export type Draft<T> = T extends readonly (infer U)[]
@@ -179,3 +180,12 @@ export function memberOf(p: Plan, id: string) {
   if (!c) throw new Error(`no cluster ${id}`);
   return c;
 }
+
+/** What `clusterset init` is given for a team's repository `fleet` whose clusterset is a vendored tarball. */
+export const FLEET_SCAFFOLD: InitOptions = {
+  packageName: 'fleet',
+  clusterSetId: 'fleet',
+  repoURL: 'ssh://git@github.com/acme/fleet.git',
+  branch: 'main',
+  clustersetSpec: 'file:vendor/clusterset-0.1.0.tgz',
+};

@@ -11,6 +11,7 @@
  */
 import { labelIdentityHash } from '../../lib/names';
 import type { LiveObject, LiveSnapshot } from '../../lib/import/snapshot';
+import { multiClusterConfig } from '../parties/antrea-manifests';
 
 export const READ_AT = '2026-09-01T12:00:00Z';
 const CREATED = '2026-08-01T09:00:00Z';
@@ -187,29 +188,10 @@ function stretched(): Record<string, unknown> {
 }
 
 function mcConfig(n: number, stretchedOn: boolean, leader = false): string {
-  return [
-    'apiVersion: multicluster.crd.antrea.io/v1alpha1',
-    'kind: MultiClusterConfig',
-    'health:',
-    '  healthProbeBindAddress: :8080',
-    'metrics:',
-    '  bindAddress: "0"',
-    'webhook:',
-    '  port: 9443',
-    'leaderElection:',
-    '  leaderElect: false',
-    ...(leader
-      ? []
-      : [
-          `serviceCIDR: "10.${100 + n}.0.0/16"`,
-          'podCIDRs:',
-          '  - ""',
-          'gatewayIPPrecedence: "private"',
-          'endpointIPType: "ClusterIP"',
-        ]),
-    `enableStretchedNetworkPolicy: ${stretchedOn}`,
-    '',
-  ].join('\n');
+  return multiClusterConfig({
+    stretched: stretchedOn,
+    ...(leader ? {} : { serviceCIDR: `10.${100 + n}.0.0/16` }),
+  });
 }
 
 function deployment(ns: string, role: 'leader' | 'member', version: string): Obj {

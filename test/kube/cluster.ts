@@ -38,10 +38,9 @@ import {
 } from './node';
 
 import { request, type Auth } from './http';
+import { runBuildScript } from '../helpers/go-build';
 export { request, requestRetrying, type Auth, type Response } from './http';
 
-const KUBE_DIR = __dirname;
-const BUILD_SCRIPT = path.join(KUBE_DIR, 'build.sh');
 const TMP_PREFIX = 'clusterset-kube-';
 /** Cluster IP of the `kubernetes` Service; inside the default service range below. */
 const SERVICE_CIDR = '10.96.0.0/16';
@@ -157,25 +156,12 @@ let cachedBin: { dir: string; version: string } | undefined;
 /** Builds (or reuses) the binaries through test/kube/build.sh; returns their directory and version. */
 export function kubeBinaries(): { dir: string; version: string } {
   if (cachedBin) return cachedBin;
-  let out: string;
-  try {
-    out = execFileSync('bash', [BUILD_SCRIPT], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-      maxBuffer: 16 << 20,
-    });
-  } catch (e) {
-    const status = (e as { status?: number }).status;
-    if (status === 127) {
-      throw new Error(
-        "Cannot run the Kubernetes end-to-end tests: 'go' is not installed (needed once to build " +
-          'kube-apiserver, kube-controller-manager and etcd via test/kube/build.sh). Install Go 1.24+ ' +
-          "or run only 'npm run test:unit'.",
-      );
-    }
-    throw new Error(`test/kube/build.sh failed (exit ${String(status)}); see its output above`);
-  }
-  const dir = out.trim().split('\n').pop() ?? '';
+  const dir = runBuildScript(
+    'test/kube/build.sh',
+    "Cannot run the Kubernetes end-to-end tests: 'go' is not installed (needed once to build " +
+      'kube-apiserver, kube-controller-manager and etcd via test/kube/build.sh). Install Go 1.24+ ' +
+      "or run only 'npm run test:unit'.",
+  );
   for (const b of ['kube-apiserver', 'kube-controller-manager', 'etcd']) {
     if (!fs.existsSync(path.join(dir, b))) throw new Error(`test/kube/build.sh did not produce ${dir}/${b}`);
   }

@@ -1,6 +1,6 @@
 // A raw HTTPS request to an API server, and the credentials for it: no client library in between,
 // no side effect at import, so that code bundled into a test Pod (the played Antrea leader,
-// test/e2e/antrea-leader-process.ts) can use it as the tests do. cluster.ts re-exports it.
+// test/parties/antrea-leader/process.ts) can use it as the tests do. cluster.ts re-exports it.
 
 import * as https from 'node:https';
 import { createInterface } from 'node:readline';

@@ -30,7 +30,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import type { Proc } from './proc';
-import { isLive, killGroup, sleep, sleepSync, startProc, stopProcs, waitFor } from './proc';
+import { isLive, killGroup, sleep, sleepSync, startProc, startTime, stopProcs, waitFor } from './proc';
 import { writeImageArchive } from './oci';
 
 const execFileP = promisify(execFile);
@@ -106,15 +106,6 @@ export function clusterNet(slot: number, clusterName: string, count: number): Cl
 
 // ---------------------------------------------------------------------------------------------------
 // Slots (machine-wide)
-
-function startTime(pid: number): string | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
-}
 
 const OWNER = `${process.pid} ${startTime(process.pid) ?? ''}`;
 /** Slots this process claimed and has not released. */

@@ -67,6 +67,16 @@ export function alive(pid: number): boolean {
   }
 }
 
+/** The start time of a process (field 22 of /proc/<pid>/stat), to tell it from a reused pid. */
+export function startTime(pid: number): string | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function stopProcs(procs: Proc[]): Promise<void> {

@@ -1,5 +1,5 @@
-// Polling helper for tests against real API servers (controllers and admission informers are
-// eventually consistent).
+// Polling helpers for tests against real API servers (controllers and admission informers are
+// eventually consistent), and the loop of a played controller.
 
 import * as http from 'node:http';
 
@@ -28,6 +28,34 @@ export async function eventually<T>(
     await sleep(intervalMs);
   }
   throw new Error(`timed out after ${timeoutMs} ms: ${what}${last ? ` (last error: ${String(last)})` : ''}`);
+}
+
+/** A step run again and again (repeat()) until stopped. */
+export interface Repeating {
+  /** No step starts after this; resolves once the one running (if any) has ended. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs `step` now, then again `periodMs` after each run ends, until stop(): a played controller's
+ * loop. A step's rejection is not caught: `step` handles its own errors.
+ */
+export function repeat(step: () => Promise<void>, periodMs: number): Repeating {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+  const tick = async () => {
+    await step();
+    if (!stopped) timer = setTimeout(() => void (running = tick()), periodMs);
+  };
+  running = tick();
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
 }
 
 /** The status code of a GET of `url` (0 when it does not answer within `timeoutMs`): a health probe. */

@@ -2,7 +2,7 @@
  * A healthy live ClusterSet, built in memory for the status report's unit tests: every bundle object
  * as Argo CD's server-side apply leaves it, what the members write into the leader (announces,
  * exports with the reconciler's statuses), and what Antrea's member writes into its own cluster for
- * the leader's imports (test/helpers/antrea-member-imports.ts). Scenarios then break one thing each.
+ * the leader's imports (test/parties/antrea-member/imports.ts). Scenarios then break one thing each.
  */
 import { compile } from '../../lib/compile';
 import {
@@ -31,7 +31,7 @@ import {
   type Obj,
 } from '../../lib/status/live';
 import type { ClusterSetProps } from '../../lib/model';
-import { memberClusterSetStatus, memberWrites, serviceExportStatus } from '../helpers/antrea-member-imports';
+import { memberClusterSetStatus, memberWrites, serviceExportStatus } from '../parties/antrea-member/imports';
 
 export const NOW = Date.parse('2026-12-04T12:00:00Z');
 const at = (msAgo: number) => new Date(NOW - msAgo).toISOString().replace(/\.\d{3}Z$/, 'Z');

@@ -13,6 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { runBuildScript } from '../helpers/go-build';
 import { ACTIONLINT_VERSION, WORKFLOW_FILE } from '../../lib/init';
 import { DEFAULT_RECONCILER_IMAGE } from '../../lib/names';
 import { loadYaml } from '../../lib/yaml';
@@ -25,13 +26,10 @@ const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
 };
 
 /** The actionlint binary, built (or found in .cache/actionlint) once per run. */
-const actionlintBin = execFileSync('bash', [path.join(root, 'test', 'actionlint', 'build.sh')], {
-  encoding: 'utf8',
-  stdio: ['ignore', 'pipe', 'inherit'],
-})
-  .trim()
-  .split('\n')
-  .pop()!;
+const actionlintBin = runBuildScript(
+  'test/actionlint/build.sh',
+  "Cannot lint the workflows: 'go' is not installed (test/actionlint/build.sh builds actionlint once)",
+);
 
 function onPath(cmd: string): string | undefined {
   const r = spawnSync('bash', ['-c', 'command -v "$1"', '_', cmd], { encoding: 'utf8' });

@@ -1,9 +1,9 @@
 // Antrea's leader as a process in its Pod (issue 39): the image that runs the played leader
-// (antrea-leader-process.ts) under the name and command of Antrea's leader Deployment, and the tests'
+// (process.ts) under the name and command of Antrea's leader Deployment, and the tests'
 // handle on it, which follows each Pod's process through its log.
 //
 // The image: `docker.io/antrea/antrea-mc-controller:v2.7.0`, the reconciler image (test/image, which
-// holds Node at /nodejs/bin/node) with one file more, `/antrea-mc-controller`: antrea-leader-process.ts
+// holds Node at /nodejs/bin/node) with one file more, `/antrea-mc-controller`: process.ts
 // bundled by esbuild into one script that Node runs (`#!/nodejs/bin/node`), so the Deployment's own
 // `command: [/antrea-mc-controller, leader]` starts it, as root's kernel starts any script. Built with
 // podman, cached under .cache/image/antrea-leader/<digest of the script and the base image>/, and
@@ -20,15 +20,15 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { build } from 'esbuild';
-import { buildImage, podman } from '../image/image';
-import type { Cluster } from '../kube/cluster';
-import { request } from '../kube/cluster';
-import { followLines } from '../kube/http';
-import { eventually } from '../kube/wait';
-import { PLAYED_LEADER_CONFIG, type PlayerError, type PlayerEvent } from './antrea-leader-player';
-import { ANTREA_LEADER_POD_SELECTOR } from '../../lib/names';
+import { buildImage, podman } from '../../image/image';
+import type { Cluster } from '../../kube/cluster';
+import { request } from '../../kube/cluster';
+import { followLines } from '../../kube/http';
+import { eventually } from '../../kube/wait';
+import { PLAYED_LEADER_CONFIG, type PlayerError, type PlayerEvent } from './player';
+import { ANTREA_LEADER_POD_SELECTOR } from '../../../lib/names';
 
-const ROOT = path.resolve(__dirname, '..', '..');
+const ROOT = path.resolve(__dirname, '..', '..', '..');
 /** The image Antrea's leader Deployment names (antrea-set.ts), as containerd stores it. */
 export const PLAYED_LEADER_IMAGE = 'docker.io/antrea/antrea-mc-controller:v2.7.0';
 const CONTAINER = 'antrea-mc-controller';
@@ -40,7 +40,7 @@ export function playedLeaderImage(): Promise<string> {
   archive ??= (async () => {
     const base = await buildImage();
     const bundled = await build({
-      entryPoints: [path.join(__dirname, 'antrea-leader-process.ts')],
+      entryPoints: [path.join(__dirname, 'process.ts')],
       bundle: true,
       platform: 'node',
       target: 'node20',

@@ -2,8 +2,8 @@
  * Antrea v2.7's LEADER controller, played, for the cut-over tests (issue 33, test/e2e/cutover.test.ts
  * and cutover-gitops.test.ts). Antrea's own controller cannot be built here, so this plays what
  * antrea-mc.md §c.2, §d, §e and §i say it does. It runs as a process of its own in the Pod of
- * Antrea's leader Deployment, under a real kubelet (antrea-leader-process.ts is that process's main,
- * antrea-leader-pod.ts builds its image and follows it from the tests): it starts when its Pod
+ * Antrea's leader Deployment, under a real kubelet (process.ts is that process's main,
+ * pod.ts builds its image and follows it from the tests): it starts when its Pod
  * starts, authenticated as its Pod's ServiceAccount `antrea-mc-controller`, and stops as a process in
  * a Pod stops (issue 39): after `kubectl scale --replicas=0` the kubelet sends it SIGTERM and it goes
  * on writing until it exits, about a second later (what Antrea's real leader was seen to do), or as
@@ -46,8 +46,8 @@
  */
 import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { announceFinalizer, CLUSTER_ID_ANNOTATION, RESOURCE_EXPORT_FINALIZER } from '../../lib/names';
-import type { Api, Response } from '../kube/http';
+import { announceFinalizer, CLUSTER_ID_ANNOTATION, RESOURCE_EXPORT_FINALIZER } from '../../../lib/names';
+import type { Api, Response } from '../../kube/http';
 
 type Obj = Record<string, unknown>;
 const MC = '/apis/multicluster.crd.antrea.io/v1alpha1';
@@ -55,7 +55,7 @@ export const ANTREA_LEADER_SA = 'antrea-mc-controller';
 export const ANTREA_LEADER_MANAGER = 'antrea-mc-controller';
 /**
  * The test's settings for the played leader's process, a ConfigMap in its namespace
- * (antrea-leader-process.ts reads it, antrea-leader-pod.ts writes it).
+ * (process.ts reads it, pod.ts writes it).
  */
 export const PLAYED_LEADER_CONFIG = 'played-antrea-leader';
 
@@ -544,27 +544,31 @@ export class AntreaLeaderPlayer {
     const cs = sets[0];
     if (!cs) return;
     const members = (await this.list('memberclusterannounces')).map((a) => String(a.clusterID));
-    const now = rfc3339();
-    const status = {
-      observedGeneration: md(cs).generation ?? 1,
-      totalClusters: members.length,
-      readyClusters: members.length,
-      conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: now }],
-      clusterStatuses: members.map((clusterID) => ({
-        clusterID,
-        conditions: [
-          {
-            type: 'Ready',
-            status: 'True',
-            reason: 'Connected',
-            message: 'Member Connected',
-            lastTransitionTime: now,
-          },
-        ],
-      })),
-    };
+    const status = leaderClusterSetStatus(md(cs).generation ?? 1, members, rfc3339());
     if (await this.update('clustersets', { ...cs, status }, '/status')) this.lastStatus = Date.now();
   }
+}
+
+/** The status Antrea's leader writes on its ClusterSet: every member (`members`) connected and Ready. */
+export function leaderClusterSetStatus(generation: number, members: readonly string[], now: string): Obj {
+  return {
+    observedGeneration: generation,
+    totalClusters: members.length,
+    readyClusters: members.length,
+    conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: now }],
+    clusterStatuses: members.map((clusterID) => ({
+      clusterID,
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'Connected',
+          message: 'Member Connected',
+          lastTransitionTime: now,
+        },
+      ],
+    })),
+  };
 }
 
 // -------------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-// The process of the played Antrea leader (antrea-leader-player.ts), as the image that
-// antrea-leader-pod.ts builds runs it: its entrypoint `/antrea-mc-controller` under the name and
+// The process of the played Antrea leader (player.ts), as the image that
+// pod.ts builds runs it: its entrypoint `/antrea-mc-controller` under the name and
 // command of Antrea's leader Deployment (`/antrea-mc-controller leader --config=...`), in a Pod under
 // a real kubelet. What a process in a Pod has, and nothing from the tests:
 //
@@ -15,7 +15,7 @@
 //   and the webhook serving certificate `tls.crt`/`tls.key` (valid for every address of the node's
 //   Pod CIDR: Antrea generates its own at run time, which needs openssl this image lacks).
 //
-// It prints one JSON line per event on stdout (what antrea-leader-pod.ts follows through the Pod's
+// It prints one JSON line per event on stdout (what pod.ts follows through the Pod's
 // log): `started`, every `write`, `error`, `allocation`, `pass` and `deny`, `sigterm`, and `exit`
 // right before it exits. Each carries `t`, epoch ms of this machine's clock (the tests run on the
 // same machine, so they compare it with the API server's times).
@@ -23,14 +23,14 @@
 import * as fs from 'node:fs';
 import * as https from 'node:https';
 import * as os from 'node:os';
-import { apiOf, type Auth } from '../kube/http';
+import { apiOf, type Auth } from '../../kube/http';
 import {
   ANTREA_WEBHOOK_PORT,
   AntreaLeaderPlayer,
   PLAYED_LEADER_CONFIG,
   AntreaWebhookServer,
   type PlayerEvent,
-} from './antrea-leader-player';
+} from './player';
 
 const SA_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 

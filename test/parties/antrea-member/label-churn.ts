@@ -4,18 +4,17 @@
  * member's own token) and withdraws one no Pod carries any more. Each step uses a label never used
  * before (`...&pod:app=churn,gen=<n>,member=<id>`), so a churned label's identity going away is the
  * churn, and anything else going away is what the watchers look for. The member player
- * (antrea-member-player.ts) has no Pods to read labels from, so this plays that part of Antrea's
+ * (player.ts) has no Pods to read labels from, so this plays that part of Antrea's
  * member beside it, with the same identity.
  */
-import type { SimulatedMember } from './member';
+import { repeat, type Repeating } from '../../kube/wait';
+import type { SimulatedMember } from './in-leader';
 
 export const isChurnLabel = (label: string) => label.includes('&pod:app=churn,gen=');
 
 export class LabelChurn {
   private n = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
+  private loop: Repeating | undefined;
   /** Member ID → its churned labels live now, oldest first. */
   readonly live = new Map<string, string[]>();
   readonly errors: { at: number; member: string; message: string }[] = [];
@@ -28,17 +27,11 @@ export class LabelChurn {
   ) {}
 
   start(periodMs = 1000): void {
-    const tick = async () => {
-      await this.step();
-      if (!this.stopped) this.timer = setTimeout(() => void (this.running = tick()), periodMs);
-    };
-    this.running = tick();
+    this.loop = repeat(() => this.step(), periodMs);
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    await this.loop?.stop();
   }
 
   /**

@@ -1,31 +1,22 @@
 /**
  * Antrea's member controller, the import side, as far as `clusterset status` looks: reads the
  * leader's ResourceImports with the member's own token and writes into the member cluster exactly
- * what test/helpers/antrea-member-imports.ts says Antrea writes (Services, ServiceImports with the
+ * what test/parties/antrea-member/imports.ts says Antrea writes (Services, ServiceImports with the
  * ClusterIP, Endpoints, imported policies, ClusterInfoImports, LabelIdentities), posts its
  * ACNPImportFailed Events into the leader namespace with that token, and deletes an imported policy
  * whose Tier went away (acnp_resourceimport_controller.go). Also the member's own status writes:
  * ClusterSet status and ServiceExport `Valid`. Run on demand (no watch loop), where the real one
  * reacts to events.
  */
-import type { Plan } from '../../lib/plan';
-import { BUILTIN_TIERS } from '../../lib/names';
-import { collectionPath, resource } from '../../lib/status/resources';
-import type { Auth, Cluster, Response } from '../kube/cluster';
-import { request, requestRetrying } from '../kube/cluster';
-import {
-  IMPORTED_ACNP,
-  memberClusterSetStatus,
-  memberWrites,
-  serviceExportStatus,
-} from '../helpers/antrea-member-imports';
+import type { Plan } from '../../../lib/plan';
+import { BUILTIN_TIERS } from '../../../lib/names';
+import { collectionPath, resource } from '../../../lib/status/resources';
+import type { Auth, Cluster } from '../../kube/cluster';
+import { request, requestRetrying } from '../../kube/cluster';
+import { expectStatus } from '../../kube/objects';
+import { IMPORTED_ACNP, memberClusterSetStatus, memberWrites, serviceExportStatus } from './imports';
 
 type Obj = Record<string, unknown>;
-
-function ok(what: string, r: Response, ...codes: number[]): Response {
-  if (!codes.includes(r.status)) throw new Error(`${what}: HTTP ${r.status} ${r.body.slice(0, 400)}`);
-  return r;
-}
 
 const md = (o: Obj) => o.metadata as { name: string; namespace?: string };
 
@@ -38,17 +29,35 @@ function pathOf(o: Obj, name?: string): string {
 async function upsert(auth: Auth, o: Obj): Promise<Obj> {
   const cur = await request(auth, 'GET', pathOf(o, md(o).name));
   if (cur.status === 404)
-    return ok(`create ${o.kind} ${md(o).name}`, await request(auth, 'POST', pathOf(o), o), 201).json as Obj;
-  ok(`get ${o.kind} ${md(o).name}`, cur, 200);
+    return expectStatus(`create ${o.kind} ${md(o).name}`, await request(auth, 'POST', pathOf(o), o), 201)
+      .json as Obj;
+  expectStatus(`get ${o.kind} ${md(o).name}`, cur, 200);
   const live = cur.json as Obj;
   const next = { ...live, ...o, metadata: { ...(live.metadata as Obj), ...(o.metadata as Obj) } };
-  return ok(`update ${o.kind} ${md(o).name}`, await request(auth, 'PUT', pathOf(o, md(o).name), next), 200)
-    .json as Obj;
+  return expectStatus(
+    `update ${o.kind} ${md(o).name}`,
+    await request(auth, 'PUT', pathOf(o, md(o).name), next),
+    200,
+  ).json as Obj;
 }
 
 async function items(auth: Auth, path: string): Promise<Obj[]> {
-  const r = ok(`list ${path}`, await requestRetrying(auth, 'GET', path), 200);
+  const r = expectStatus(`list ${path}`, await requestRetrying(auth, 'GET', path), 200);
   return ((r.json as { items?: Obj[] }).items ?? []) as Obj[];
+}
+
+/**
+ * A ServiceImport of memberWrites() as the member writes it: `ips` the ClusterIP of the Service
+ * `antrea-mc-<name>` it wrote first.
+ */
+export async function withClusterIp(admin: Auth, si: Obj): Promise<Obj> {
+  const m = md(si);
+  const svc = expectStatus(
+    `get Service antrea-mc-${m.name}`,
+    await request(admin, 'GET', `/api/v1/namespaces/${m.namespace}/services/antrea-mc-${m.name}`),
+    200,
+  ).json as { spec: { clusterIP: string } };
+  return { ...si, spec: { ...(si.spec as Obj), ips: [svc.spec.clusterIP] } };
 }
 
 export interface ImportSync {
@@ -76,15 +85,7 @@ export async function syncImports(plan: Plan, s: ImportSync, now = new Date()): 
     now,
   });
   for (const svc of w.services) await upsert(admin, svc);
-  for (const si of w.serviceImports) {
-    const m = md(si);
-    const svc = ok(
-      `get Service antrea-mc-${m.name}`,
-      await request(admin, 'GET', `/api/v1/namespaces/${m.namespace}/services/antrea-mc-${m.name}`),
-      200,
-    ).json as { spec: { clusterIP: string } };
-    await upsert(admin, { ...si, spec: { ...(si.spec as Obj), ips: [svc.spec.clusterIP] } });
-  }
+  for (const si of w.serviceImports) await upsert(admin, await withClusterIp(admin, si));
   for (const e of w.endpoints) await upsert(admin, e);
   for (const p of w.policies) await upsert(admin, p);
   for (const c of w.clusterInfoImports) await upsert(admin, c);
@@ -95,8 +96,8 @@ export async function syncImports(plan: Plan, s: ImportSync, now = new Date()): 
     const policy = ris.find((r) => md(r).name === ri);
     const name = `antrea-mc-${String((policy?.spec as Obj | undefined)?.name ?? '')}`;
     const del = await request(admin, 'DELETE', `${collectionPath(resource('ClusterNetworkPolicy'))}/${name}`);
-    ok(`delete ClusterNetworkPolicy ${name}`, del, 200, 404);
-    ok(`post Event ${md(e).name}`, await request(s.leaderAuth, 'POST', pathOf(e), e), 201);
+    expectStatus(`delete ClusterNetworkPolicy ${name}`, del, 200, 404);
+    expectStatus(`post Event ${md(e).name}`, await request(s.leaderAuth, 'POST', pathOf(e), e), 201);
   }
 }
 
@@ -109,7 +110,7 @@ async function everywhere(auth: Auth, kind: string): Promise<Obj[]> {
 
 async function remove(auth: Auth, o: Obj): Promise<void> {
   const m = md(o);
-  ok(
+  expectStatus(
     `delete ${String(o.kind)} ${m.name}`,
     await requestRetrying(auth, 'DELETE', pathOf(o, m.name)),
     200,
@@ -150,19 +151,24 @@ export async function cleanUpImports(cluster: Cluster): Promise<void> {
 /** The member's 30 s status write on its own ClusterSet (connected to the leader). */
 export async function writeClusterSetStatus(plan: Plan, s: ImportSync, connected = true): Promise<void> {
   const p = `${collectionPath(resource('ClusterSet'), plan.memberNamespace)}/${plan.clusterSetId}`;
-  const cur = ok('get member ClusterSet', await request(s.cluster.admin, 'GET', p), 200).json as Obj;
+  const cur = expectStatus('get member ClusterSet', await request(s.cluster.admin, 'GET', p), 200)
+    .json as Obj;
   const generation = Number((cur.metadata as Obj).generation ?? 1);
   const next = { ...cur, status: memberClusterSetStatus(plan.leader.id, connected, generation, new Date()) };
-  ok('update member ClusterSet status', await request(s.cluster.admin, 'PUT', `${p}/status`, next), 200);
+  expectStatus(
+    'update member ClusterSet status',
+    await request(s.cluster.admin, 'PUT', `${p}/status`, next),
+    200,
+  );
 }
 
 /** The member's ServiceExport condition for a Service it exported. */
 export async function writeServiceExportValid(s: ImportSync, ns: string, name: string): Promise<void> {
   const p = `${collectionPath(resource('ServiceExport'), ns)}/${name}`;
-  const cur = ok(`get ServiceExport ${ns}/${name}`, await request(s.cluster.admin, 'GET', p), 200)
+  const cur = expectStatus(`get ServiceExport ${ns}/${name}`, await request(s.cluster.admin, 'GET', p), 200)
     .json as Obj;
   const next = { ...cur, status: serviceExportStatus(new Date()) };
-  ok(
+  expectStatus(
     `update ServiceExport ${ns}/${name} status`,
     await request(s.cluster.admin, 'PUT', `${p}/status`, next),
     200,

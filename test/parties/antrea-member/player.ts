@@ -36,32 +36,34 @@
  *   each condition's lastTransitionTime the time the connection last changed in this process.
  */
 import * as https from 'node:https';
-import { readMcConfig } from '../../lib/import/mc-config';
-import type { LiveObject } from '../../lib/import/snapshot';
-import { BUILTIN_TIERS, MEMBER_CONTROLLER_CONFIG, MEMBER_CONTROLLER_DEPLOYMENT } from '../../lib/names';
-import { collectionPath, resource } from '../../lib/status/resources';
+import { readMcConfig } from '../../../lib/import/mc-config';
+import type { LiveObject } from '../../../lib/import/snapshot';
+import { BUILTIN_TIERS, MEMBER_CONTROLLER_CONFIG, MEMBER_CONTROLLER_DEPLOYMENT } from '../../../lib/names';
+import { collectionPath, resource } from '../../../lib/status/resources';
 import {
   IMPORTED_ACNP,
   IMPORTED_SERVICE,
   memberClusterSetStatus,
   memberWrites,
   serviceExportStatus,
-} from '../helpers/antrea-member-imports';
-import type { Auth, Cluster, Response } from '../kube/cluster';
-import { request } from '../kube/cluster';
-import { SimulatedMember, type ServicePort } from './member';
+} from './imports';
+import type { Auth, Cluster, Response } from '../../kube/cluster';
+import { request } from '../../kube/cluster';
+import { withClusterIp } from './import-sync';
+import { SimulatedMember, type ServicePort } from './in-leader';
+import { expectStatus } from '../../kube/objects';
+import { repeat, type Repeating } from '../../kube/wait';
 
 type Obj = Record<string, unknown>;
 const md = (o: Obj) => (o.metadata ?? {}) as { name: string; namespace?: string; [k: string]: unknown };
 const spec = (o: Obj) => (o.spec ?? {}) as Obj;
 
-function ok(what: string, r: Response, ...codes: number[]): Response {
-  if (!codes.includes(r.status)) throw new Error(`${what}: HTTP ${r.status} ${r.body.slice(0, 300)}`);
-  return r;
-}
-
 async function items(auth: Auth, path: string, agent?: https.Agent): Promise<Obj[]> {
-  const r = ok(`list ${path}`, await request(auth, 'GET', path, undefined, undefined, 30_000, agent), 200);
+  const r = expectStatus(
+    `list ${path}`,
+    await request(auth, 'GET', path, undefined, undefined, 30_000, agent),
+    200,
+  );
   return ((r.json as { items?: Obj[] }).items ?? []) as Obj[];
 }
 
@@ -158,9 +160,7 @@ export class AntreaMemberPlayer {
   private readonly services = new Set<string>();
   /** ServiceExport `<ns>/<name>` → reason last written. */
   private readonly reasons = new Map<string, string>();
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
+  private loop: Repeating | undefined;
   /** The last error of a pass, until one succeeds (what a timeout reports). */
   lastError: string | undefined;
   readonly events: PlayerEvents = { dropped: [], epochs: 0, staleDeleted: [], skipped: [], lost: [] };
@@ -173,22 +173,18 @@ export class AntreaMemberPlayer {
   ) {}
 
   start(periodMs = 1000): void {
-    const tick = async () => {
+    this.loop = repeat(async () => {
       try {
         await this.pass();
         this.lastError = undefined;
       } catch (e) {
         this.lastError = (e as Error).message;
       }
-      if (!this.stopped) this.timer = setTimeout(() => void (this.running = tick()), periodMs);
-    };
-    this.running = tick();
+    }, periodMs);
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    await this.loop?.stop();
     this.conn?.agent.destroy();
   }
 
@@ -250,7 +246,8 @@ export class AntreaMemberPlayer {
       `/api/v1/namespaces/${this.memberNs}/secrets/${String(leader.secret)}`,
     );
     if (s.status === 404) return undefined;
-    const data = (ok('get token Secret', s, 200).json as { data?: Record<string, string> }).data ?? {};
+    const data =
+      (expectStatus('get token Secret', s, 200).json as { data?: Record<string, string> }).data ?? {};
     if (!data.token || !data['ca.crt']) return undefined;
     const token = Buffer.from(data.token, 'base64').toString('utf8');
     const ca = Buffer.from(data['ca.crt'], 'base64').toString('utf8');
@@ -287,7 +284,7 @@ export class AntreaMemberPlayer {
       status: memberClusterSetStatus(leader, this.connected, generation, this.connectionSince),
     };
     const r = await request(this.admin, 'PUT', `${p}/status`, next);
-    ok('update member ClusterSet status', r, 200, 409, 404);
+    expectStatus('update member ClusterSet status', r, 200, 409, 404);
     // Every 30 s from its start, whatever the write did (a timer, not a retry).
     this.lastStatus = Date.now();
   }
@@ -296,7 +293,7 @@ export class AntreaMemberPlayer {
   private async leave(): Promise<void> {
     if (this.conn) {
       const r = await this.conn.member.deleteAnnounce();
-      ok(`member ${this.id}: delete announce`, r, 200, 202, 404);
+      expectStatus(`member ${this.id}: delete announce`, r, 200, 202, 404);
     }
     await this.cleanUpImported(new Set());
     this.conn?.agent.destroy();
@@ -365,7 +362,7 @@ export class AntreaMemberPlayer {
     let clusterIP = '';
     if (svc.status === 404) failure = { reason: 'ServiceNotFound', message: 'Service does not exist' };
     else {
-      const s = ok(`get Service ${at}`, svc, 200).json as Obj;
+      const s = expectStatus(`get Service ${at}`, svc, 200).json as Obj;
       const annotations = (md(s).annotations ?? {}) as Record<string, string>;
       ports = (spec(s).ports as ServicePort[] | undefined) ?? [];
       clusterIP = String(spec(s).clusterIP ?? '');
@@ -381,7 +378,7 @@ export class AntreaMemberPlayer {
         ...se,
         status: serviceExportStatus(new Date(), failure),
       });
-      ok(`ServiceExport ${at} status`, r, 200, 409);
+      expectStatus(`ServiceExport ${at} status`, r, 200, 409);
       if (r.status === 200) this.reasons.set(at, reason);
     }
     if (failure) {
@@ -447,7 +444,7 @@ export class AntreaMemberPlayer {
         30_000,
         conn.agent,
       );
-      ok(`delete stale ResourceExport ${md(re).name}`, r, 200, 202, 404);
+      expectStatus(`delete stale ResourceExport ${md(re).name}`, r, 200, 202, 404);
       if (r.status !== 404) this.events.staleDeleted.push(`ResourceExport ${md(re).name}`);
     }
   }
@@ -510,7 +507,7 @@ export class AntreaMemberPlayer {
   private async cleanUpImported(keep: ReadonlySet<string>): Promise<void> {
     const del = async (path: string, what: string) => {
       const r = await request(this.admin, 'DELETE', path);
-      ok(`delete ${what}`, r, 200, 202, 404);
+      expectStatus(`delete ${what}`, r, 200, 202, 404);
       if (r.status !== 404) this.events.staleDeleted.push(what);
     };
     const everywhere = (kind: string) => {
@@ -585,15 +582,7 @@ export class AntreaMemberPlayer {
       now: new Date(),
     });
     for (const svc of w.services) await this.upsert(svc);
-    for (const si of w.serviceImports) {
-      const m = md(si);
-      const svc = ok(
-        `get Service antrea-mc-${m.name}`,
-        await request(admin, 'GET', `/api/v1/namespaces/${m.namespace}/services/antrea-mc-${m.name}`),
-        200,
-      ).json as { spec: { clusterIP: string } };
-      await this.upsert({ ...si, spec: { ...spec(si), ips: [svc.spec.clusterIP] } });
-    }
+    for (const si of w.serviceImports) await this.upsert(await withClusterIp(admin, si));
     for (const e of w.endpoints) await this.upsert(e);
     for (const p of w.policies) await this.upsert(p);
     if (this.stretched) for (const li of w.labelIdentities) await this.upsert(li);
@@ -603,14 +592,14 @@ export class AntreaMemberPlayer {
       this.dropped.set(riName, Number(md(ri).generation ?? 0));
       this.events.dropped.push(`${this.events.epochs}:${riName}`);
       const name = `antrea-mc-${String(spec(ri).name ?? '')}`;
-      ok(
+      expectStatus(
         `delete ClusterNetworkPolicy ${name}`,
         await request(admin, 'DELETE', `${collectionPath(resource('ClusterNetworkPolicy'))}/${name}`),
         200,
         404,
       );
       const path = `${collectionPath(resource('Event'), conn.leaderNs)}`;
-      ok(
+      expectStatus(
         `post Event ${md(e).name}`,
         await request(conn.auth, 'POST', path, e, undefined, 30_000, conn.agent),
         201,
@@ -621,7 +610,7 @@ export class AntreaMemberPlayer {
       const { name, namespace } = md(ep) as { name: string; namespace: string };
       if (!(IMPORTED_SERVICE in a) || !name.startsWith('antrea-mc-')) continue;
       if (!ris.some((ri) => md(ri).name === `${namespace}-${name.slice('antrea-mc-'.length)}-endpoints`))
-        ok(
+        expectStatus(
           `delete Endpoints ${namespace}/${name}`,
           await request(admin, 'DELETE', `/api/v1/namespaces/${namespace}/endpoints/${name}`),
           200,
@@ -637,7 +626,7 @@ export class AntreaMemberPlayer {
     const path = `${collectionPath(res, m.namespace)}/${m.name}`;
     const cur = await request(this.admin, 'GET', path);
     if (cur.status === 404) {
-      ok(
+      expectStatus(
         `create ${String(o.kind)} ${m.name}`,
         await request(this.admin, 'POST', collectionPath(res, m.namespace), o),
         201,
@@ -645,10 +634,15 @@ export class AntreaMemberPlayer {
       );
       return;
     }
-    const live = ok(`get ${String(o.kind)} ${m.name}`, cur, 200).json as Obj;
+    const live = expectStatus(`get ${String(o.kind)} ${m.name}`, cur, 200).json as Obj;
     const merged: Obj = { ...live, ...o, metadata: { ...md(live), ...m } };
     if (written(merged) === written(live)) return;
     if (o.kind === 'Service') merged.spec = { ...spec(live), ...spec(o) };
-    ok(`update ${String(o.kind)} ${m.name}`, await request(this.admin, 'PUT', path, merged), 200, 409);
+    expectStatus(
+      `update ${String(o.kind)} ${m.name}`,
+      await request(this.admin, 'PUT', path, merged),
+      200,
+      409,
+    );
   }
 }

@@ -16,121 +16,28 @@
  * The application teams create the Namespaces of the exported Services, unless the model takes them
  * over (`takeOver.serviceNamespaces`): a ServiceExport in a missing Namespace is refused.
  */
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MEMBER_CONFIG_KEY } from '../../lib/antrea-member-config';
-import { MEMBER_CONTROLLER_CONFIG, MEMBER_CONTROLLER_DEPLOYMENT } from '../../lib/names';
-import { serviceNamespacesIn, type Plan } from '../../lib/plan';
-import { usesClusterSetV1Alpha2 } from '../../lib/render/clusterset';
-import { dumpYaml, loadYaml } from '../../lib/yaml';
-import type { BundleObject } from '../kube/apply';
-import { applyObject } from '../kube/apply';
-import type { Cluster } from '../kube/cluster';
-import { request } from '../kube/cluster';
-import { ANTREA_MEMBER_CRDS } from './crds';
+import { serviceNamespacesIn, type Plan } from '../../../lib/plan';
+import { usesClusterSetV1Alpha2 } from '../../../lib/render/clusterset';
+import { loadYaml } from '../../../lib/yaml';
+import type { BundleObject } from '../argocd-apply';
+import { applyObject } from '../argocd-apply';
+import type { Cluster } from '../../kube/cluster';
+import { request } from '../../kube/cluster';
+import {
+  ANTREA_DEFAULT_MEMBER_CONFIG,
+  ANTREA_MEMBER_CRDS,
+  antreaControllerDeployment,
+  antreaMemberConfigMap,
+} from '../antrea-manifests';
+import { kubectlApply, KUBECTL_CLIENT_SIDE_MANAGER } from '../kubectl';
 
-const ROOT = path.resolve(__dirname, '..', '..');
+const ROOT = path.resolve(__dirname, '..', '..', '..');
 
-export const ANTREA_MEMBER_DEPLOYMENT = MEMBER_CONTROLLER_DEPLOYMENT;
-export const ANTREA_INSTALL_MANAGER = 'kubectl-client-side-apply';
+export const ANTREA_INSTALL_MANAGER = KUBECTL_CLIENT_SIDE_MANAGER;
 /** Field manager of the application teams' own delivery, which creates their Namespaces. */
 export const APPLICATION_TEAM_MANAGER = 'application-team';
-
-/**
- * The member controller ConfigMap as Antrea's member manifest ships it, with Antrea's default settings
- * (antrea-mc.md §e Member; no CIDRs). The team then makes it hold what `clusterset explain --cluster
- * <member>` prints (docs/what-lands-where.md, "Objects the team already owns"); no Antrea reads it
- * here.
- */
-export const ANTREA_DEFAULT_MEMBER_CONFIG = [
-  'apiVersion: multicluster.crd.antrea.io/v1alpha1',
-  'kind: MultiClusterConfig',
-  'health:',
-  '  healthProbeBindAddress: :8080',
-  'metrics:',
-  '  bindAddress: "0"',
-  'webhook:',
-  '  port: 9443',
-  'leaderElection:',
-  '  leaderElect: false',
-  'serviceCIDR: ""',
-  'podCIDRs:',
-  '  - ""',
-  'gatewayIPPrecedence: "private"',
-  'endpointIPType: "ClusterIP"',
-  'enableStretchedNetworkPolicy: false',
-  '',
-].join('\n');
-
-export function antreaMemberConfigMap(
-  namespace: string,
-  config = ANTREA_DEFAULT_MEMBER_CONFIG,
-): Record<string, unknown> {
-  return {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name: MEMBER_CONTROLLER_CONFIG, namespace, labels: { app: 'antrea' } },
-    data: { [MEMBER_CONFIG_KEY]: config },
-  };
-}
-
-export function antreaMemberDeployment(namespace: string): Record<string, unknown> {
-  const labels = { app: 'antrea', 'control-plane': 'antrea-mc-controller' };
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name: ANTREA_MEMBER_DEPLOYMENT, namespace, labels },
-    spec: {
-      replicas: 1,
-      selector: { matchLabels: labels },
-      template: {
-        metadata: { labels },
-        spec: {
-          serviceAccountName: 'antrea-mc-controller',
-          containers: [
-            {
-              name: 'antrea-mc-controller',
-              image: 'antrea/antrea-mc-controller:v2.7.0',
-              command: ['/antrea-mc-controller', 'member'],
-              args: ['--config=/controller_manager_config.yaml'],
-              volumeMounts: [
-                {
-                  name: 'antrea-mc-controller-config',
-                  mountPath: '/controller_manager_config.yaml',
-                  subPath: 'controller_manager_config.yaml',
-                },
-              ],
-            },
-          ],
-          volumes: [
-            { name: 'antrea-mc-controller-config', configMap: { name: 'antrea-mc-controller-config' } },
-          ],
-        },
-      },
-    },
-  };
-}
-
-/**
- * `kubectl apply -f` of `objects` (client-side, as Antrea's install guide and `antctl mc deploy`
- * users run it) against `cluster`.
- */
-export function kubectlApply(cluster: Cluster, objects: readonly Record<string, unknown>[]): void {
-  const file = path.join(cluster.dir, `kubectl-apply-${process.pid}-${Date.now()}.yaml`);
-  fs.writeFileSync(file, objects.map((o) => dumpYaml(o)).join('---\n'));
-  try {
-    execFileSync('kubectl', ['--kubeconfig', cluster.kubeconfigPath, 'apply', '-f', file], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 120_000,
-    });
-  } catch (e) {
-    const x = e as { stderr?: Buffer; message: string };
-    throw new Error(`kubectl apply -f ${file}: ${x.stderr?.toString() ?? x.message}`);
-  } finally {
-    fs.rmSync(file, { force: true });
-  }
-}
 
 /** POSTs `obj` to `collection` as `manager`; an object that exists already is left as it is. */
 async function create(cluster: Cluster, collection: string, obj: unknown, manager: string): Promise<void> {
@@ -147,14 +54,31 @@ export async function installAntreaMemberDeployment(cluster: Cluster, plan: Plan
   const namespace = plan.memberNamespace;
   const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } };
   await create(cluster, '/api/v1/namespaces', ns, ANTREA_INSTALL_MANAGER);
+  applyAntreaMemberManifest(
+    cluster,
+    namespace,
+    plan.takeOver.memberControllerConfig ? undefined : ANTREA_DEFAULT_MEMBER_CONFIG,
+  );
+}
+
+/**
+ * `kubectl apply` of Antrea's member manifest's objects in the member controller namespace: the
+ * controller's ServiceAccount, its ConfigMap holding `config` (none when undefined: the model took it
+ * over) and its Deployment.
+ */
+export function applyAntreaMemberManifest(
+  cluster: Cluster,
+  namespace: string,
+  config: string | undefined,
+): void {
   kubectlApply(cluster, [
     {
       apiVersion: 'v1',
       kind: 'ServiceAccount',
       metadata: { name: 'antrea-mc-controller', namespace, labels: { app: 'antrea' } },
     },
-    ...(plan.takeOver.memberControllerConfig ? [] : [antreaMemberConfigMap(namespace)]),
-    antreaMemberDeployment(namespace),
+    ...(config === undefined ? [] : [antreaMemberConfigMap(namespace, config)]),
+    antreaControllerDeployment(namespace, 'member'),
   ]);
 }
 

@@ -12,10 +12,10 @@ import {
   RESOURCE_EXPORT_FINALIZER,
   serviceExportName,
   TOUCH_TS_ANNOTATION,
-} from '../../lib/names';
+} from '../../../lib/names';
 import * as https from 'node:https';
-import type { Auth, Cluster, Response } from '../kube/cluster';
-import { request } from '../kube/cluster';
+import type { Auth, Cluster, Response } from '../../kube/cluster';
+import { request } from '../../kube/cluster';
 
 const MC = '/apis/multicluster.crd.antrea.io/v1alpha1/namespaces';
 

@@ -6,8 +6,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as yaml from 'js-yaml';
-import type { Auth, Cluster } from './cluster';
-import { request } from './cluster';
+import type { Auth, Cluster } from '../kube/cluster';
+import { request } from '../kube/cluster';
 
 export const FIELD_MANAGER = 'argocd-controller';
 export const SYNC_WAVE = 'argocd.argoproj.io/sync-wave';

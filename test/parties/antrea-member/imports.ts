@@ -14,7 +14,7 @@
  * - ClusterInfo RI of another cluster → ClusterInfoImport `<src>-clusterinfo` in the member namespace;
  * - LabelIdentity RI `<hash>` → LabelIdentity `<hash>` {label, id}.
  */
-import { IMPORTED_ACNP_ANNOTATION } from '../../lib/names';
+import { IMPORTED_ACNP_ANNOTATION } from '../../../lib/names';
 
 type Obj = Record<string, unknown>;
 
