@@ -13,7 +13,8 @@ import { closest } from '../check/util';
 import type * as Commands from './commands';
 import { IMAGE_COMMAND, ImageBuildError, imageCommand } from './image';
 import { reconcileCommand } from './reconcile';
-import { RESTART_COMMAND, restartCommand } from './restart';
+import { restartCommand } from './restart';
+import { RESTART_COMMAND } from '../names';
 import { VERSION_COMMAND, versionCommand } from './version';
 import type * as Write from '../fs/write';
 

@@ -16,8 +16,6 @@
  */
 import type { Argv, CommandModule } from 'yargs';
 import { MEMBER_CONTROLLER_DEPLOYMENT, RESTART_COMMAND, RESTART_JOB_ENV } from '../names';
-
-export { RESTART_COMMAND };
 import type * as Run from '../reconciler/run';
 
 interface RestartArgs {

@@ -35,6 +35,7 @@ import {
   ANTREA_LEADER_DEPLOYMENT,
   LEGACY_RESOURCE_EXPORT_FINALIZER,
   RECONCILER_LEASE_NAME,
+  RECONCILER_NAME,
   RESOURCE_EXPORT_FINALIZER,
   announceFinalizer,
   announceName,
@@ -42,7 +43,6 @@ import {
 } from '../names';
 import type { Plan } from '../plan';
 import { memberUsername } from './member-access';
-import { RECONCILER_NAME } from './reconciler';
 import { SYNC_WAVE, WAVE_GUARDS, meta, put, type Sink } from './util';
 
 /** Policies and bindings go in before the RoleBindings that let members write (util.ts). */

@@ -43,7 +43,6 @@ import {
   RECONCILER_NAME,
 } from '../names';
 
-export { RECONCILER_CONFIG_KEY, RECONCILER_CONFIG_NAME, RECONCILER_NAME };
 /** Where the config ConfigMap is mounted in the reconciler's container. */
 export const RECONCILER_CONFIG_DIR = '/etc/clusterset';
 export const RECONCILER_CONFIG_PATH = `${RECONCILER_CONFIG_DIR}/${RECONCILER_CONFIG_KEY}`;

@@ -18,7 +18,9 @@ import { loadModel } from '../../lib/load';
 import {
   MEMBER_CONTROLLER_CONFIG,
   MEMBER_RESTART_NAME,
+  RECONCILER_CONFIG_NAME,
   RECONCILER_LEASE_NAME,
+  RECONCILER_NAME,
   RESOURCE_EXPORT_FINALIZER,
   announceFinalizer,
   announceName,
@@ -32,7 +34,6 @@ import { MEMBER_CONFIG_KEY, memberConfigText } from '../../lib/antrea-member-con
 import { serviceNamespacesIn, type Plan } from '../../lib/plan';
 import { render } from '../../lib/render';
 import { EXPECTED_MEMBER_CONFIG_ANNOTATION } from '../../lib/render/member-restart';
-import { RECONCILER_CONFIG_NAME, RECONCILER_NAME } from '../../lib/render/reconciler';
 import type { Auth, Cluster } from '../kube/cluster';
 import { request, startClusters, stopAll } from '../kube/cluster';
 import { canI } from '../kube/objects';

@@ -16,14 +16,8 @@ import {
   memberWritesPolicyName,
   reconcilerWritesPolicyName,
 } from '../../lib/render/admission';
-import {
-  ANTREA_LEADER_RULES,
-  antreaLeaderWatcherName,
-  RECONCILER_CONFIG_KEY,
-  RECONCILER_CONFIG_NAME,
-  RECONCILER_NAME,
-  ROLE_RULES,
-} from '../../lib/render/reconciler';
+import { ANTREA_LEADER_RULES, antreaLeaderWatcherName, ROLE_RULES } from '../../lib/render/reconciler';
+import { RECONCILER_CONFIG_KEY, RECONCILER_CONFIG_NAME, RECONCILER_NAME } from '../../lib/names';
 import { parseReconcilerConfigText } from '../../lib/reconciler-config';
 import { validateObject } from '../../lib/validate';
 import { loadYaml } from '../../lib/yaml';

@@ -1,13 +1,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
-import { DEFAULT_RECONCILER_IMAGE } from '../../lib/names';
-import { render, type K8sObject } from '../../lib/render';
 import {
-  CONFIG_CHECKSUM_ANNOTATION,
+  DEFAULT_RECONCILER_IMAGE,
   RECONCILER_CONFIG_KEY,
   RECONCILER_CONFIG_NAME,
   RECONCILER_NAME,
+} from '../../lib/names';
+import { render, type K8sObject } from '../../lib/render';
+import {
+  CONFIG_CHECKSUM_ANNOTATION,
   reconcilerConfig,
   reconcilerNodeOptions,
   renderReconciler,

@@ -4,7 +4,8 @@
  * RoleBindings, Secrets and ConfigMaps that no other kind's file explains (member identities are
  * members.ts's).
  */
-import { CONFIG_CHECKSUM_ANNOTATION, RECONCILER_CONFIG_NAME, RECONCILER_NAME } from '../../render/reconciler';
+import { CONFIG_CHECKSUM_ANNOTATION } from '../../render/reconciler';
+import { RECONCILER_CONFIG_NAME, RECONCILER_NAME } from '../../names';
 import type { ObjectChange } from '../tree';
 import { sorted } from './facts';
 import { type ChangeContext, fieldSummary, objName, verbOf } from './summary';
